@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Shared plumbing of the qft tool: option parsing, loading the fabric and
+// host lists. Every algorithm lives in lib/; commands only translate.
+#ifndef QFT_CLI_HPP
+#define QFT_CLI_HPP
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+#include "lib/route/router.hpp"
+#include "lib/tree/tree.hpp"
+
+namespace qft::cli {
+
+// Raised for a command line that does not parse: exit status 2.
+struct UsageError {
+	std::string msg;
+};
+
+class Args {
+public:
+	// `valued`: options that take a value; `flags`: options that do not.
+	Args(int argc, char **argv, int first, std::set<std::string> valued,
+	     std::set<std::string> flags);
+	bool has(const std::string &opt) const { return opts_.count(opt) > 0; }
+	std::string get(const std::string &opt, const std::string &def = "") const;
+	std::string need(const std::string &opt) const;
+	unsigned long number(const std::string &opt, unsigned long def,
+			     unsigned long max) const;
+	const std::vector<std::string> &positional() const { return pos_; }
+
+private:
+	std::map<std::string, std::string> opts_;
+	std::vector<std::string> pos_;
+};
+
+// A loaded fabric with its tree (when it has one) and a routing.
+struct Model {
+	Fabric fabric;
+	std::optional<Tree> tree;
+	std::unique_ptr<Router> router;
+};
+std::unique_ptr<Model> load_model(const std::string &path,
+				  const std::string &routing);
+
+// Host names from "all", a host list expression, or "@FILE" (host list
+// expressions, one or more per line, '#' starts a comment).
+std::vector<std::string> host_names(const Fabric &fabric, const std::string &arg);
+// One job per non-empty line of FILE.
+std::vector<std::vector<std::string>> job_lines(const std::string &path);
+
+void write_file(const std::string &path, const std::string &text);
+
+int cmd_gen(int argc, char **argv);
+int cmd_route(int argc, char **argv);
+int cmd_score(int argc, char **argv);
+int cmd_order(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_patterns(int argc, char **argv);
+
+} // namespace qft::cli
+
+#endif

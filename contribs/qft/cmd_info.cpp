@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// qft info: what a fabric file holds; qft patterns: the traffic patterns.
+#include <cstdio>
+
+#include "contribs/qft/cli.hpp"
+#include "lib/traffic/pattern.hpp"
+
+namespace qft::cli {
+
+int cmd_info(int argc, char **argv)
+{
+	Args args(argc, argv, 2, {"--fabric"}, {});
+	if (!args.positional().empty())
+		throw UsageError{"unexpected argument " + args.positional()[0]};
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
+	const Fabric &f = m->fabric;
+	size_t cables = 0;
+	for (PortIdx p = 0; p < f.port_count(); p++)
+		cables += f.port(p).peer != kNone;
+	std::printf("hosts %zu\nswitches %zu\ncables %zu\nlmc %u\n", f.hosts().size(),
+		    f.node_count() - f.hosts().size(), cables / 2, f.lmc());
+	if (!m->tree) {
+		std::printf("tree none\n");
+		return 0;
+	}
+	const Pgft &g = m->tree->pgft();
+	std::printf("tree PGFT(%s)\nlevels %u\nblock %llu\n", g.text().c_str(), g.h(),
+		    (unsigned long long)g.block());
+	for (unsigned l = 0; l <= g.h(); l++)
+		std::printf("level %u: %llu nodes, %u down-ports, %u up-ports\n", l,
+			    (unsigned long long)g.nodes_at(l), g.down_ports(l),
+			    g.up_ports(l));
+	std::vector<std::string> why = g.rlft_violations();
+	std::printf("rlft %s\n", why.empty() ? "yes" : "no");
+	for (const std::string &w : why)
+		std::printf("  %s\n", w.c_str());
+	std::printf("absent hosts %llu\nmissing cables %zu\n",
+		    (unsigned long long)m->tree->absent_hosts(), m->tree->missing().size());
+	for (const MissingCable &c : m->tree->missing())
+		std::printf("  %s up-port %u\n",
+			    m->tree->position_label(c.level, c.index).c_str(), c.up_port);
+	return 0;
+}
+
+int cmd_patterns(int argc, char **argv)
+{
+	Args args(argc, argv, 2, {}, {});
+	for (const PatternInfo &p : pattern_table())
+		std::printf("%-14s %s\n", p.name, p.summary);
+	return 0;
+}
+
+} // namespace qft::cli

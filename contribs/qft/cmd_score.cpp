@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// qft score: congestion of a collective pattern for one job or several
+// jobs in lock-step.
+#include <cstdio>
+
+#include "contribs/qft/cli.hpp"
+#include "lib/common/error.hpp"
+#include "lib/place/order.hpp"
+#include "lib/score/report.hpp"
+#include "lib/score/score.hpp"
+#include "lib/traffic/pattern.hpp"
+
+namespace qft::cli {
+
+int cmd_score(int argc, char **argv)
+{
+	Args args(argc, argv, 2,
+		  {"--fabric", "--hosts", "--jobs", "--pattern", "--order", "--routing",
+		   "--lid-offset", "--worst"},
+		  {"--json", "--bandwidth"});
+	if (!args.positional().empty())
+		throw UsageError{"unexpected argument " + args.positional()[0]};
+	if (args.has("--hosts") == args.has("--jobs"))
+		throw UsageError{"give exactly one of --hosts and --jobs"};
+	std::string routing = args.get("--routing", "dmodk");
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing);
+	const Fabric &f = m->fabric;
+	const Tree *tree = m->tree ? &*m->tree : nullptr;
+
+	std::string pattern_spec = args.get("--pattern", "shift");
+	std::unique_ptr<Pattern> pattern =
+		make_pattern(pattern_spec, tree ? &tree->pgft() : nullptr);
+	std::string order_text = args.get("--order", "tree");
+	RankOrder order = RankOrder::parse(order_text);
+	unsigned offset = unsigned(args.number("--lid-offset", 0, 127));
+
+	std::vector<std::vector<std::string>> job_names;
+	if (args.has("--hosts"))
+		job_names.push_back(host_names(f, args.get("--hosts")));
+	else
+		job_names = job_lines(args.get("--jobs"));
+
+	std::vector<Job> jobs;
+	size_t hosts = 0;
+	for (size_t i = 0; i < job_names.size(); i++) {
+		Job job;
+		RankOrder o = order;
+		o.seed += i; // each job its own random order, reproducibly
+		try {
+			job.ranks = apply_order(o, f, tree, resolve_hosts(f, job_names[i]));
+		} catch (const Error &e) {
+			if (job_names.size() == 1)
+				throw;
+			fail(e.status(), "job ", i + 1, ": ", e.what());
+		}
+		if (offset)
+			job.offsets.assign(job.ranks.size(), uint8_t(offset));
+		hosts += job.ranks.size();
+		jobs.push_back(std::move(job));
+	}
+	// Two jobs cannot share a host.
+	std::vector<size_t> owner(f.hosts().size(), 0);
+	for (size_t i = 0; i < jobs.size(); i++)
+		for (HostOrd h : jobs[i].ranks) {
+			if (owner[h])
+				fail(Status::invalid, "host ", f.node(f.hosts()[h]).name,
+				     " is in job ", owner[h], " and job ", i + 1);
+			owner[h] = i + 1;
+		}
+
+	ScoreOptions opt;
+	opt.worst_links = args.number("--worst", 5, 1000);
+	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	Score sc = score_jobs(f, *m->router, *pattern, jobs, opt);
+	ScoreContext ctx{routing, order_text, jobs.size(), hosts};
+	std::fputs(args.has("--json") ? score_json(f, sc, ctx).c_str()
+				      : score_text(f, sc, ctx).c_str(),
+		   stdout);
+	return 0;
+}
+
+} // namespace qft::cli

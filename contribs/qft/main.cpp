@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// qft: the slurm-qft command-line tool. See qft(1).
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "contribs/qft/cli.hpp"
+#include "lib/common/error.hpp"
+
+namespace {
+
+const char kUsage[] =
+	"usage: qft COMMAND [OPTIONS]\n"
+	"commands:\n"
+	"  gen pgft TUPLE [-o FABRIC.json] [--ibsim NET] [--names PATTERN]\n"
+	"                 [--first N] [--lmc N] [--shuffle-names SEED] [--require-rlft]\n"
+	"  info     --fabric F\n"
+	"  route    --fabric F --src HOST --dst HOST [--lid-offset K]\n"
+	"  score    --fabric F (--hosts LIST | --jobs FILE) [--pattern P]\n"
+	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
+	"           [--worst N] [--bandwidth]\n"
+	"  order    --fabric F --hosts LIST [--hostlist]\n"
+	"  patterns\n"
+	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";
+
+struct Command {
+	const char *name;
+	int (*run)(int, char **);
+};
+
+const Command kCommands[] = {
+	{"gen", qft::cli::cmd_gen},       {"info", qft::cli::cmd_info},
+	{"route", qft::cli::cmd_route},   {"score", qft::cli::cmd_score},
+	{"order", qft::cli::cmd_order},   {"patterns", qft::cli::cmd_patterns},
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+		std::fputs(kUsage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	for (const Command &c : kCommands) {
+		if (std::strcmp(argv[1], c.name))
+			continue;
+		try {
+			return c.run(argc, argv);
+		} catch (const qft::cli::UsageError &e) {
+			std::fprintf(stderr, "qft %s: %s\n%s", c.name, e.msg.c_str(), kUsage);
+			return 2;
+		} catch (const qft::Error &e) {
+			std::fprintf(stderr, "qft %s: %s\n", c.name, e.what());
+			return 1;
+		} catch (const std::bad_alloc &) {
+			std::fprintf(stderr, "qft %s: out of memory\n", c.name);
+			return 1;
+		}
+	}
+	std::fprintf(stderr, "qft: unknown command \"%s\"\n%s", argv[1], kUsage);
+	return 2;
+}

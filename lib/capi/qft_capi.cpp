@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The C boundary: every extern "C" function runs its body through guard(),
+// which turns qft::Error and std::bad_alloc into a status and a message.
+#include "qft/qft.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+
+#include "config.h"
+#include "lib/common/error.hpp"
+#include "lib/fabric/fabric_json.hpp"
+#include "lib/place/order.hpp"
+#include "lib/route/dmodk.hpp"
+#include "lib/score/score.hpp"
+#include "lib/tree/generate.hpp"
+#include "lib/tree/tree.hpp"
+
+struct qft_fabric {
+	qft::Fabric fabric;
+	std::optional<qft::Tree> tree;
+	std::unique_ptr<qft::Router> router;
+
+	explicit qft_fabric(qft::Fabric f) : fabric(std::move(f))
+	{
+		if (fabric.tree_tuple().empty())
+			return;
+		tree.emplace(qft::Tree::from_fabric(fabric));
+		router = std::make_unique<qft::DModK>(fabric, *tree);
+	}
+	const qft::Tree &need_tree() const
+	{
+		if (!tree)
+			qft::fail(qft::Status::invalid, "the fabric has no recognised tree");
+		return *tree;
+	}
+};
+
+namespace {
+
+qft_status_t to_c(qft::Status s)
+{
+	switch (s) {
+	case qft::Status::ok: return QFT_OK;
+	case qft::Status::invalid: return QFT_EINVAL;
+	case qft::Status::not_found: return QFT_ENOENT;
+	case qft::Status::io: return QFT_EIO;
+	case qft::Status::parse: return QFT_EPARSE;
+	case qft::Status::unroutable: return QFT_EUNROUTABLE;
+	case qft::Status::unsupported: return QFT_EUNSUPPORTED;
+	case qft::Status::internal: return QFT_EINTERNAL;
+	}
+	return QFT_EINTERNAL;
+}
+
+void set_err(char **err, const char *msg)
+{
+	if (err)
+		*err = strdup(msg);
+}
+
+template <typename F> qft_status_t guard(char **err, F &&body)
+{
+	if (err)
+		*err = nullptr;
+	try {
+		body();
+		return QFT_OK;
+	} catch (const qft::Error &e) {
+		set_err(err, e.what());
+		return to_c(e.status());
+	} catch (const std::bad_alloc &) {
+		set_err(err, "out of memory");
+		return QFT_ENOMEM;
+	} catch (const std::exception &e) {
+		set_err(err, e.what());
+		return QFT_EINTERNAL;
+	}
+}
+
+std::vector<std::string> names_of(const char *const *hosts, size_t n)
+{
+	if (!hosts && n)
+		qft::fail(qft::Status::invalid, "host array is NULL");
+	std::vector<std::string> v;
+	for (size_t i = 0; i < n; i++) {
+		if (!hosts[i])
+			qft::fail(qft::Status::invalid, "host ", i, " is NULL");
+		v.emplace_back(hosts[i]);
+	}
+	return v;
+}
+
+void need(const void *p, const char *what)
+{
+	if (!p)
+		qft::fail(qft::Status::invalid, what, " is NULL");
+}
+
+} // namespace
+
+extern "C" {
+
+const char *qft_status_str(qft_status_t status)
+{
+	switch (status) {
+	case QFT_OK: return "ok";
+	case QFT_EINVAL: return "invalid argument";
+	case QFT_ENOENT: return "not found";
+	case QFT_EIO: return "I/O error";
+	case QFT_EPARSE: return "parse error";
+	case QFT_EUNROUTABLE: return "unroutable";
+	case QFT_EUNSUPPORTED: return "unsupported";
+	case QFT_EINTERNAL: return "internal error";
+	case QFT_ENOMEM: return "out of memory";
+	}
+	return "unknown status";
+}
+
+void qft_free(void *ptr) { std::free(ptr); }
+
+const char *qft_version(void) { return PACKAGE_VERSION; }
+
+qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
+{
+	return guard(err, [&] {
+		need(path, "path");
+		need(out, "out");
+		*out = nullptr;
+		*out = new qft_fabric(qft::fabric_load_json(path));
+	});
+}
+
+qft_status_t qft_fabric_generate(const char *tuple, const char *name_pattern,
+				 unsigned lmc, qft_fabric_t **out, char **err)
+{
+	return guard(err, [&] {
+		need(tuple, "tuple");
+		need(out, "out");
+		*out = nullptr;
+		qft::GenOptions opt;
+		if (name_pattern)
+			opt.name_pattern = name_pattern;
+		opt.lmc = lmc;
+		*out = new qft_fabric(qft::generate_pgft(qft::Pgft::parse(tuple), opt));
+	});
+}
+
+void qft_fabric_destroy(qft_fabric_t *fabric) { delete fabric; }
+
+size_t qft_fabric_host_count(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->fabric.hosts().size() : 0;
+}
+
+const char *qft_fabric_host_name(const qft_fabric_t *fabric, size_t ord)
+{
+	if (!fabric || ord >= fabric->fabric.hosts().size())
+		return nullptr;
+	return fabric->fabric.node(fabric->fabric.hosts()[ord]).name.c_str();
+}
+
+const char *qft_fabric_tuple(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+}
+
+qft_status_t qft_fabric_tree_index(const qft_fabric_t *fabric, const char *name,
+				   uint64_t *index, char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(name, "name");
+		need(index, "index");
+		const qft::Tree &tree = fabric->need_tree();
+		qft::HostOrd h = fabric->fabric.find_host(name);
+		if (h == qft::kNone)
+			qft::fail(qft::Status::not_found, "host ", name, " is not in the fabric");
+		if (tree.host_index(h) == qft::kNone)
+			qft::fail(qft::Status::invalid, "host ", name, " has no tree position");
+		*index = tree.host_index(h);
+	});
+}
+
+qft_status_t qft_tree_order(const qft_fabric_t *fabric, const char *const *hosts,
+			    size_t n, size_t *perm, char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(perm, "perm");
+		std::vector<qft::HostOrd> ords =
+			qft::resolve_hosts(fabric->fabric, names_of(hosts, n));
+		std::vector<qft::HostOrd> sorted =
+			qft::tree_order(fabric->fabric, fabric->need_tree(), ords);
+		std::vector<size_t> pos(fabric->fabric.hosts().size());
+		for (size_t i = 0; i < n; i++)
+			pos[ords[i]] = i;
+		for (size_t i = 0; i < n; i++)
+			perm[i] = pos[sorted[i]];
+	});
+}
+
+qft_status_t qft_score_job(const qft_fabric_t *fabric, const char *const *hosts,
+			   size_t n, const char *pattern, qft_score_t *out,
+			   char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(pattern, "pattern");
+		need(out, "out");
+		const qft::Tree &tree = fabric->need_tree();
+		qft::Job job;
+		job.ranks = qft::resolve_hosts(fabric->fabric, names_of(hosts, n));
+		std::unique_ptr<qft::Pattern> p = qft::make_pattern(pattern, &tree.pgft());
+		qft::Score sc = qft::score_jobs(fabric->fabric, *fabric->router, *p, {job});
+		out->avg_hsd = sc.avg_hsd;
+		out->max_hsd = sc.max_hsd;
+		out->stages = sc.stages;
+		out->congested_stages = sc.congested_stages;
+	});
+}
+
+} // extern "C"

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The fabric graph: switches and hosts (channel adapters), their ports, the
+// cables between ports, GUIDs, LIDs with LMC, node descriptions and Slurm
+// host names. One Fabric object owns everything; nodes and ports are plain
+// records addressed by index and borrowed by every other module.
+//
+// A directed link is named by the port that sends on it (LinkId = PortIdx),
+// so link loads are a vector indexed by global port index.
+#ifndef QFT_FABRIC_FABRIC_HPP
+#define QFT_FABRIC_FABRIC_HPP
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace qft {
+
+using NodeId = uint32_t;
+using PortIdx = uint32_t; // global index: node.first_port + port number - 1
+using HostOrd = uint32_t; // ordinal of a host in Fabric::hosts()
+constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+enum class NodeType : uint8_t { switch_node, host };
+
+// Link width and speed as ibnetdiscover prints them ("4x", "HDR").
+struct LinkRate {
+	std::string width = "4x";
+	std::string speed = "HDR";
+};
+
+struct Port {
+	NodeId node = kNone;
+	unsigned num = 0;     // IB port number, 1-based
+	PortIdx peer = kNone; // the port at the other end of the cable
+	uint32_t lid = 0;     // base LID of a host port (switches: node.lid)
+	uint16_t rate = 0;    // index into Fabric::rates()
+};
+
+struct Node {
+	NodeType type = NodeType::host;
+	uint64_t guid = 0;
+	std::string desc; // IB node description
+	std::string name; // Slurm host name (hosts only)
+	uint32_t lid = 0; // switch LID (port 0)
+	PortIdx first_port = 0;
+	unsigned num_ports = 0;
+	// Tree annotation: position in the recognised PGFT, level -1 if none.
+	int level = -1;
+	uint64_t tree_index = 0;
+};
+
+class Fabric {
+public:
+	NodeId add_switch(uint64_t guid, std::string desc, unsigned num_ports,
+			  uint32_t lid);
+	NodeId add_host(uint64_t guid, std::string desc, std::string name,
+			unsigned num_ports);
+	// Joins two free ports with a cable. Throws on a port already cabled,
+	// an out-of-range port number or a self loop.
+	void connect(NodeId a, unsigned port_a, NodeId b, unsigned port_b,
+		     const LinkRate &rate = LinkRate());
+
+	size_t node_count() const { return nodes_.size(); }
+	size_t port_count() const { return ports_.size(); }
+	const Node &node(NodeId id) const { return nodes_[id]; }
+	Node &node(NodeId id) { return nodes_[id]; }
+	const Port &port(PortIdx idx) const { return ports_[idx]; }
+	Port &port(PortIdx idx) { return ports_[idx]; }
+	PortIdx port_index(NodeId id, unsigned num) const;
+	const std::vector<Node> &nodes() const { return nodes_; }
+	const std::vector<LinkRate> &rates() const { return rates_; }
+
+	const std::vector<NodeId> &hosts() const { return hosts_; }
+	HostOrd host_ord(NodeId id) const; // kNone if not a host
+	// Finds a host by Slurm name; kNone if absent.
+	HostOrd find_host(std::string_view name) const;
+	NodeId find_guid(uint64_t guid) const; // kNone if absent
+	// The LID a host answers on at offset 0 (its first cabled port).
+	uint32_t host_lid(HostOrd h) const;
+
+	unsigned lmc() const { return lmc_; }
+	void set_lmc(unsigned lmc);
+
+	// The PGFT tuple text the tree annotation refers to, empty if none.
+	const std::string &tree_tuple() const { return tree_tuple_; }
+	void set_tree_tuple(std::string t) { tree_tuple_ = std::move(t); }
+
+	// "desc" port N, for messages and reports.
+	std::string port_label(PortIdx idx) const;
+	std::string node_label(NodeId id) const;
+
+private:
+	NodeId add_node(Node n, unsigned num_ports);
+
+	std::vector<Node> nodes_;
+	std::vector<Port> ports_;
+	std::vector<NodeId> hosts_;
+	std::vector<HostOrd> host_ord_; // by NodeId
+	std::vector<LinkRate> rates_;
+	std::unordered_map<std::string, HostOrd> by_name_;
+	std::unordered_map<uint64_t, NodeId> by_guid_;
+	unsigned lmc_ = 0;
+	std::string tree_tuple_;
+};
+
+std::string guid_text(uint64_t guid);
+
+} // namespace qft
+
+#endif

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * libqft: the slurm-qft routing core, as C for the Slurm plugins and tools.
+ *
+ * Conventions:
+ * - Objects are opaque handles made by a *_load / *_generate function and
+ *   released by the matching *_destroy, which accepts NULL.
+ * - Every fallible function returns a qft_status_t. When it is not QFT_OK
+ *   and `err` is not NULL, *err receives a malloc'd message naming the
+ *   input, the value and what was expected; release it with qft_free().
+ * - Strings returned as `const char *` are borrowed from the handle and
+ *   valid until it is destroyed.
+ * - No C++ exception crosses this interface; the library never prints.
+ * - Host ordinals are positions in the fabric's host table, 0..count-1.
+ */
+#ifndef QFT_QFT_H
+#define QFT_QFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define QFT_EXPORT __attribute__((visibility("default")))
+#else
+#define QFT_EXPORT
+#endif
+
+typedef enum qft_status {
+	QFT_OK = 0,
+	QFT_EINVAL,       /* a value out of range or of the wrong shape */
+	QFT_ENOENT,       /* a name, GUID or LID the fabric does not hold */
+	QFT_EIO,          /* a file could not be read or written */
+	QFT_EPARSE,       /* malformed text; the message gives file and place */
+	QFT_EUNROUTABLE,  /* the routing has no path */
+	QFT_EUNSUPPORTED, /* valid input this version does not handle */
+	QFT_EINTERNAL,    /* a bug: please report the message */
+	QFT_ENOMEM
+} qft_status_t;
+
+/* The fabric, its recognised tree and its routing, owned together. */
+typedef struct qft_fabric qft_fabric_t;
+
+typedef struct qft_score {
+	double avg_hsd;          /* mean over stages of the stage HSD */
+	unsigned max_hsd;        /* worst stage HSD */
+	size_t stages;
+	size_t congested_stages; /* stages with HSD > 1 */
+} qft_score_t;
+
+QFT_EXPORT const char *qft_status_str(qft_status_t status);
+QFT_EXPORT void qft_free(void *ptr);
+QFT_EXPORT const char *qft_version(void);
+
+/* Loads a fabric JSON file (docs/fabric-json.md). */
+QFT_EXPORT qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out,
+					char **err);
+/* Generates a PGFT, "h;m1,..;w1,..;p1,..", hosts named by `name_pattern`
+ * (NULL: "n%04d", numbered from 1 in tree order). */
+QFT_EXPORT qft_status_t qft_fabric_generate(const char *tuple,
+					    const char *name_pattern,
+					    unsigned lmc, qft_fabric_t **out,
+					    char **err);
+QFT_EXPORT void qft_fabric_destroy(qft_fabric_t *fabric);
+
+QFT_EXPORT size_t qft_fabric_host_count(const qft_fabric_t *fabric);
+/* Slurm name of host `ord`, "" when it has none, NULL when out of range. */
+QFT_EXPORT const char *qft_fabric_host_name(const qft_fabric_t *fabric,
+					    size_t ord);
+/* The PGFT tuple of the recognised tree, "" when the fabric has none. */
+QFT_EXPORT const char *qft_fabric_tuple(const qft_fabric_t *fabric);
+
+/* Tree index of the host named `name` (its position in tree order). */
+QFT_EXPORT qft_status_t qft_fabric_tree_index(const qft_fabric_t *fabric,
+					      const char *name,
+					      uint64_t *index, char **err);
+
+/* Writes into perm[0..n) the positions of `hosts` in tree order:
+ * hosts[perm[0]] comes first. */
+QFT_EXPORT qft_status_t qft_tree_order(const qft_fabric_t *fabric,
+				       const char *const *hosts, size_t n,
+				       size_t *perm, char **err);
+
+/* Scores one job on `hosts` (rank order as given) for `pattern` ("shift",
+ * "recdbl-tree", ... see qft(1)) under closed-form D-Mod-K. */
+QFT_EXPORT qft_status_t qft_score_job(const qft_fabric_t *fabric,
+				      const char *const *hosts, size_t n,
+				      const char *pattern, qft_score_t *out,
+				      char **err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

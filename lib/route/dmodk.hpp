@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Closed-form D-Mod-K routing on a PGFT (seed 000 eq. 1 and theorem 2).
+//
+// Up: at a level-l node the packet for destination j leaves by up-port
+//   q_l(j) = floor(j / prod_{k<=l} w_k) mod (w_{l+1} p_{l+1})     (eq. 1)
+// until it reaches the lowest common ancestor level of source and
+// destination. The digits this adds to the switch position (b_{l+1} =
+// q mod w_{l+1}, eq. 16) do not depend on the source (lemma 5).
+// Down: the packet retraces, in reverse, the up-path the destination itself
+// would take toward j, so each down-port carries the traffic of one
+// destination (theorem 2, for a complete RLFT).
+//
+// LID offsets (LMC > 0): offset k routes destination j exactly as offset 0
+// routes the virtual destination v = j + k, that is q_l uses v in place of
+// j; the descent still ends at j. On a 2-level RLFT this moves the root
+// that j's traffic crosses from j mod K to (j + k) mod K, which is the
+// "one LID per root switch" lever of seed 001 section 3.1.
+//
+// Not checked: that the fabric is an RLFT (the formula routes any PGFT, but
+// the congestion-free theorems need an RLFT); a missing cable on a path
+// makes path() throw Error(unroutable), with no detour.
+#ifndef QFT_ROUTE_DMODK_HPP
+#define QFT_ROUTE_DMODK_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/route/router.hpp"
+#include "lib/tree/tree.hpp"
+
+namespace qft {
+
+class DModK final : public Router {
+public:
+	// Borrows fabric and tree; both must outlive the router.
+	DModK(const Fabric &fabric, const Tree &tree);
+	const char *name() const override { return "dmodk"; }
+	unsigned offsets() const override { return offsets_; }
+	unsigned path(HostOrd src, HostOrd dst, unsigned offset,
+		      PortIdx *out) const override;
+
+	// q_l(v) of eq. 1, for tests and reports.
+	unsigned up_port(unsigned level, uint64_t v) const;
+
+private:
+	const Fabric &fabric_;
+	const Tree &tree_;
+	unsigned h_, offsets_;
+	// Per (offset, dst host, level l < h): the part of the level-l up-link
+	// slot that depends on the destination, R_l(v) U_l + q_l(v), where
+	// R_l(v) is the index of the route digits b_1..b_l of v.
+	std::vector<uint64_t> dst_key_;
+	// Per (offset, dst host, level): the down-link (sending port of the
+	// level-(l+1) switch) on the way down to dst.
+	std::vector<PortIdx> down_link_;
+	// Per (src host, level): prod_{k<=l} w_k floor(j / prod_{k<=l} m_k) U_l,
+	// the part of the slot that depends on the source's upper digits.
+	std::vector<uint64_t> src_base_;
+	// Per (host, level): floor(j / prod_{k<=l} m_k), the level-l subtree.
+	std::vector<uint64_t> subtree_;
+	std::vector<uint64_t> tree_index_; // host ordinal -> j
+};
+
+} // namespace qft
+
+#endif

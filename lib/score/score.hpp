@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Congestion of collective traffic under a routing (seed 000 sections II
+// and VII): every stage's flows are routed, flows are counted per directed
+// link, and a stage's hot-spot degree (HSD) is the largest count on any
+// link. The paper's figure of merit is the average over stages of the
+// per-stage HSD; 1.0 means no stage congests anywhere.
+//
+// Several jobs are scored together by playing their stages in lock-step
+// (stage t of every job that still has a stage t at once) and summing
+// their flows, which measures the interference between jobs.
+#ifndef QFT_SCORE_SCORE_HPP
+#define QFT_SCORE_SCORE_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+#include "lib/route/router.hpp"
+#include "lib/traffic/pattern.hpp"
+
+namespace qft {
+
+// Which LID offset a flow uses. `source`: every process uses its own
+// node's offset for all destinations (UCX_IB_LID_PATH_BITS, DESIGN 3);
+// `destination`: the sender addresses each destination at the offset that
+// destination chose (needs the MPI layer's help).
+enum class LidChoice { source, destination };
+
+struct Job {
+	std::vector<HostOrd> ranks;     // rank r runs on host ranks[r]
+	std::vector<uint8_t> offsets;   // LID offset per rank; empty: all 0
+	LidChoice lid_choice = LidChoice::source;
+};
+
+struct LinkPeak {
+	PortIdx link;          // sending port
+	uint32_t peak;         // largest number of flows seen in one stage
+	uint32_t peak_stages;  // stages in which it carried `peak` flows
+};
+
+struct ScoreOptions {
+	size_t worst_links = 5;     // how many worst links to report
+	bool bandwidth = false;     // also compute the mean flow bandwidth
+};
+
+struct Score {
+	std::string pattern;
+	size_t stages = 0;              // stages with at least one flow
+	uint64_t flows = 0;
+	double avg_hsd = 0;             // mean over stages of the stage HSD
+	uint32_t max_hsd = 0;
+	size_t max_hsd_stage = 0;       // first stage reaching max_hsd
+	size_t congested_stages = 0;    // stages with HSD > 1
+	std::vector<uint32_t> stage_hsd;
+	std::vector<LinkPeak> worst_links;
+	// Mean over flows of 1 / (flows on the busiest link of its path), the
+	// share of link bandwidth each flow gets when links are shared fairly;
+	// over random bisection pairings this is the effective bisection
+	// bandwidth of seed 003. Negative when not computed.
+	double bandwidth = -1;
+};
+
+// Scores jobs together. Each job must have distinct hosts (throws
+// Error(invalid) naming a repeated host) and offsets within the routing's.
+Score score_jobs(const Fabric &fabric, const Router &router,
+		 const Pattern &pattern, const std::vector<Job> &jobs,
+		 const ScoreOptions &opt = ScoreOptions());
+
+} // namespace qft
+
+#endif

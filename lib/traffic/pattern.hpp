@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Collective permutation sequences (CPS, seed 000 section III, table 2):
+// for a job of n ranks, a sequence of stages, each a set of (source rank,
+// destination rank) flows that run at the same time. Ranks are positions
+// in the job's rank order; the score maps them to hosts.
+#ifndef QFT_TRAFFIC_PATTERN_HPP
+#define QFT_TRAFFIC_PATTERN_HPP
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qft {
+
+class Pgft;
+
+struct RankPair {
+	uint32_t src, dst;
+};
+
+class Pattern {
+public:
+	virtual ~Pattern() = default;
+	virtual std::string name() const = 0;
+	virtual size_t stage_count(uint32_t n) const = 0;
+	// Fills `out` (cleared first) with the flows of stage s < stage_count(n).
+	virtual void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const = 0;
+};
+
+struct PatternInfo {
+	const char *name;
+	const char *summary;
+};
+const std::vector<PatternInfo> &pattern_table();
+
+// "shift", "ring", "dissemination", "tournament", "binomial", "recdbl",
+// "rechalv", "recdbl-tree", "bisect[:COUNT[:SEED]]". recdbl-tree needs the
+// PGFT (its m_l); the others ignore it. Throws Error(invalid) listing the
+// known names.
+std::unique_ptr<Pattern> make_pattern(std::string_view spec, const Pgft *pgft);
+
+} // namespace qft
+
+#endif

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/tree/tree.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "lib/common/error.hpp"
+
+namespace qft {
+
+std::string Tree::position_label(unsigned level, uint64_t index) const
+{
+	std::vector<unsigned> d = pgft_.digits(level, index);
+	std::string s = cat("L", level, " ");
+	for (unsigned i = pgft_.h(); i >= 1; i--)
+		s += cat(d[i - 1], i > 1 ? "." : "");
+	return s;
+}
+
+Tree Tree::from_fabric(const Fabric &fabric)
+{
+	if (fabric.tree_tuple().empty())
+		fail(Status::invalid, "the fabric carries no PGFT tuple: generate it "
+				      "with 'qft gen' or recognise it first");
+	Tree t(Pgft::parse(fabric.tree_tuple()));
+	const Pgft &g = t.pgft_;
+	unsigned h = g.h();
+	t.nodes_.resize(h + 1);
+	t.up_.resize(h + 1);
+	for (unsigned l = 0; l <= h; l++) {
+		t.nodes_[l].assign(g.nodes_at(l), kNone);
+		t.up_[l].assign(g.nodes_at(l) * g.up_ports(l), kNone);
+	}
+	t.host_index_.assign(fabric.hosts().size(), kNone);
+
+	for (NodeId id = 0; id < fabric.node_count(); id++) {
+		const Node &n = fabric.node(id);
+		if (n.level < 0)
+			continue;
+		unsigned l = static_cast<unsigned>(n.level);
+		bool is_host = n.type == NodeType::host;
+		if (l > h || (l == 0) != is_host)
+			fail(Status::invalid, fabric.node_label(id), ": tree level ", n.level,
+			     ", expected ", is_host ? "0 for a host" : "1..h for a switch",
+			     " (h = ", h, ")");
+		if (n.tree_index >= g.nodes_at(l))
+			fail(Status::invalid, fabric.node_label(id), ": tree index ",
+			     n.tree_index, " at level ", l, ", expected below ",
+			     g.nodes_at(l));
+		NodeId &slot = t.nodes_[l][n.tree_index];
+		if (slot != kNone)
+			fail(Status::invalid, fabric.node_label(id), " and ",
+			     fabric.node_label(slot), " both sit at ",
+			     t.position_label(l, n.tree_index));
+		slot = id;
+		if (is_host)
+			t.host_index_[fabric.host_ord(id)] = n.tree_index;
+	}
+
+	// Up-ports: the cables from a node to one parent, in ascending port
+	// order, are its k = 0..p_{l+1}-1 parallel links to that parent, so
+	// up-port q = b_{l+1} + k w_{l+1} (seed 000 IV-B).
+	for (unsigned l = 0; l < h; l++) {
+		unsigned up = g.up_ports(l), wl = g.w(l + 1), pl = g.p(l + 1);
+		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
+			NodeId id = t.nodes_[l][idx];
+			if (id == kNone)
+				continue;
+			const Node &n = fabric.node(id);
+			std::vector<unsigned> a = g.digits(l, idx);
+			std::map<unsigned, unsigned> links_to; // b_{l+1} -> k
+			for (unsigned pn = 0; pn < n.num_ports; pn++) {
+				PortIdx pi = n.first_port + pn;
+				PortIdx peer = fabric.port(pi).peer;
+				if (peer == kNone)
+					continue;
+				const Node &pn_node = fabric.node(fabric.port(peer).node);
+				if (pn_node.level != static_cast<int>(l + 1))
+					continue;
+				std::vector<unsigned> b = g.digits(l + 1, pn_node.tree_index);
+				for (unsigned i = 1; i <= h; i++)
+					if (i != l + 1 && a[i - 1] != b[i - 1])
+						fail(Status::invalid, "cable ", fabric.port_label(pi),
+						     " -> ", fabric.port_label(peer),
+						     " breaks the PGFT connection rule: ",
+						     t.position_label(l, idx), " and ",
+						     t.position_label(l + 1, pn_node.tree_index),
+						     " differ in digit ", i);
+				unsigned k = links_to[b[l]]++;
+				if (k >= pl)
+					fail(Status::invalid, fabric.node_label(id), " has more than p",
+					     l + 1, " = ", pl, " cables to ",
+					     fabric.node_label(fabric.port(peer).node));
+				t.up_[l][idx * up + b[l] + k * wl] = pi;
+			}
+			for (unsigned q = 0; q < up; q++)
+				if (t.up_[l][idx * up + q] == kNone)
+					t.missing_.push_back({l, idx, q});
+		}
+	}
+	for (NodeId id : t.nodes_[0])
+		if (id == kNone)
+			t.absent_hosts_++;
+	return t;
+}
+
+} // namespace qft

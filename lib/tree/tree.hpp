@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The tree view of a fabric: which fabric node sits at each PGFT position,
+// and which fabric port is up-port q of each node (seed 000 IV-B numbering).
+// Built from the tree annotations a fabric carries (Node::level and
+// tree_index, Fabric::tree_tuple), whether the generator wrote them or the
+// recognition derived them from a discovered graph.
+#ifndef QFT_TREE_TREE_HPP
+#define QFT_TREE_TREE_HPP
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+#include "lib/tree/pgft.hpp"
+
+namespace qft {
+
+// A cable the PGFT has and the fabric lacks, named by its lower end.
+struct MissingCable {
+	unsigned level;     // of the lower node
+	uint64_t index;     // of the lower node within its level
+	unsigned up_port;   // q, seed 000 IV-B
+};
+
+class Tree {
+public:
+	// Throws Error(invalid) naming the node when the annotation is
+	// inconsistent: a position outside the tuple, two nodes at one
+	// position, a cable that breaks the PGFT connection rule or more
+	// parallel cables than p_l.
+	static Tree from_fabric(const Fabric &fabric);
+
+	const Pgft &pgft() const { return pgft_; }
+	NodeId node_at(unsigned level, uint64_t index) const
+	{
+		return nodes_[level][index];
+	}
+	// Fabric port that is up-port q of node `index` at `level`; kNone if
+	// that cable is missing.
+	PortIdx up_port(unsigned level, uint64_t index, unsigned q) const
+	{
+		return up_[level][index * pgft_.up_ports(level) + q];
+	}
+	// The same, addressed by slot = index * up_ports(level) + q.
+	PortIdx up_slot(unsigned level, uint64_t slot) const
+	{
+		return up_[level][slot];
+	}
+	// Tree index j of a fabric host, or kNone when it has no position.
+	uint64_t host_index(HostOrd h) const { return host_index_[h]; }
+	const std::vector<MissingCable> &missing() const { return missing_; }
+	// Hosts of the tuple that the fabric does not have.
+	uint64_t absent_hosts() const { return absent_hosts_; }
+
+	// "L2 3.0.1": level and digits a_h..a_1, for messages.
+	std::string position_label(unsigned level, uint64_t index) const;
+
+private:
+	explicit Tree(Pgft p) : pgft_(std::move(p)) {}
+
+	Pgft pgft_;
+	std::vector<std::vector<NodeId>> nodes_;
+	std::vector<std::vector<PortIdx>> up_;
+	std::vector<uint64_t> host_index_;
+	std::vector<MissingCable> missing_;
+	uint64_t absent_hosts_ = 0;
+};
+
+} // namespace qft
+
+#endif
