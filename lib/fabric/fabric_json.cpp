@@ -129,20 +129,8 @@ Fabric fabric_parse_json(const std::string &text, const std::string &origin)
 	size_t i;
 	json_t *v;
 	try {
-		json_array_foreach(switches, i, v)
-		{
-			std::string path = cat("switches[", i, "]");
-			if (!json_is_object(v))
-				r.bad(path, "an object");
-			NodeId id = f.add_switch(
-				r.guid(r.member(v, path, "guid", true), path + ".guid"),
-				r.str(r.member(v, path, "desc", true), path + ".desc"),
-				static_cast<unsigned>(
-					r.uint(r.member(v, path, "ports", true), path + ".ports", 254)),
-				static_cast<uint32_t>(
-					r.uint(r.member(v, path, "lid", true), path + ".lid", 0xffff)));
-			read_tree_position(r, v, path, f.node(id));
-		}
+		// Hosts first: host ordinals and port indices then follow the file,
+		// and load-save round trips are byte-identical.
 		json_t *hosts = r.array(r.member(root.get(), "top level", "hosts", true),
 					"hosts");
 		json_array_foreach(hosts, i, v)
@@ -162,6 +150,20 @@ Fabric fabric_parse_json(const std::string &text, const std::string &origin)
 			const Node &n = f.node(id);
 			for (unsigned p = 0; p < n.num_ports; p++)
 				f.port(n.first_port + p).lid = lid;
+			read_tree_position(r, v, path, f.node(id));
+		}
+		json_array_foreach(switches, i, v)
+		{
+			std::string path = cat("switches[", i, "]");
+			if (!json_is_object(v))
+				r.bad(path, "an object");
+			NodeId id = f.add_switch(
+				r.guid(r.member(v, path, "guid", true), path + ".guid"),
+				r.str(r.member(v, path, "desc", true), path + ".desc"),
+				static_cast<unsigned>(
+					r.uint(r.member(v, path, "ports", true), path + ".ports", 254)),
+				static_cast<uint32_t>(
+					r.uint(r.member(v, path, "lid", true), path + ".lid", 0xffff)));
 			read_tree_position(r, v, path, f.node(id));
 		}
 		json_t *links = r.array(r.member(root.get(), "top level", "links", true),

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/route/dmodk.hpp"
 
+#include <algorithm>
+
 #include "lib/common/error.hpp"
 
 namespace qft {
 
 DModK::DModK(const Fabric &fabric, const Tree &tree)
 	: fabric_(fabric), tree_(tree), h_(tree.pgft().h()),
-	  offsets_(1u << fabric.lmc())
+	  offsets_(1u << fabric.lmc()), complete_(tree.missing().empty())
 {
 	const Pgft &g = tree.pgft();
 	size_t hosts = fabric.hosts().size();
@@ -22,12 +24,13 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 			     "placed in the PGFT");
 		tree_index_[s] = j;
 		for (unsigned l = 0; l <= h_; l++)
-			subtree_[s * (h_ + 1) + l] = j / g.M(l);
+			subtree_[s * (h_ + 1) + l] = uint32_t(j / g.M(l));
 		for (unsigned l = 0; l < h_; l++)
-			src_base_[s * h_ + l] = g.W(l) * (j / g.M(l)) * g.up_ports(l);
+			src_base_[s * h_ + l] = uint32_t(g.W(l) * (j / g.M(l)) * g.up_ports(l));
 	}
-	dst_key_.assign(size_t(offsets_) * hosts * h_, 0);
-	down_link_.assign(size_t(offsets_) * hosts * h_, kNone);
+	for (unsigned l = 0; l < h_; l++)
+		up_slots_.push_back(&tree.up_slot(l, 0));
+	dst_hop_.assign(size_t(offsets_) * hosts * h_, DstHop{0, kNone});
 	for (unsigned k = 0; k < offsets_; k++) {
 		for (HostOrd d = 0; d < hosts; d++) {
 			uint64_t j = tree_index_[d], v = j + k;
@@ -35,12 +38,12 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 			for (unsigned l = 0; l < h_; l++) {
 				unsigned q = up_port(l, v);
 				size_t at = (size_t(k) * hosts + d) * h_ + l;
-				dst_key_[at] = route * g.up_ports(l) + q;
+				dst_hop_[at].key = uint32_t(route * g.up_ports(l) + q);
 				// The down-link mirrors dst's own up-port q at level l:
 				// the peer (upper) end of that cable sends toward dst.
 				uint64_t node = route + g.W(l) * (j / g.M(l));
 				PortIdx up = tree.up_port(l, node, q);
-				down_link_[at] = up == kNone ? kNone : fabric.port(up).peer;
+				dst_hop_[at].down = up == kNone ? kNone : fabric.port(up).peer;
 				route += uint64_t(q % g.w(l + 1)) * g.W(l); // b_{l+1}
 			}
 		}
@@ -53,6 +56,13 @@ unsigned DModK::up_port(unsigned l, uint64_t v) const
 	return static_cast<unsigned>((v / g.W(l)) % g.up_ports(l)); // eq. 1
 }
 
+void DModK::no_cable(HostOrd src, HostOrd dst, unsigned level, bool up) const
+{
+	fail(Status::unroutable, "D-Mod-K: no cable for the ", up ? "up" : "down",
+	     "-port at level ", level, " from ", fabric_.node_label(fabric_.hosts()[src]),
+	     " to ", fabric_.node_label(fabric_.hosts()[dst]));
+}
+
 unsigned DModK::path(HostOrd src, HostOrd dst, unsigned offset,
 		     PortIdx *out) const
 {
@@ -61,26 +71,57 @@ unsigned DModK::path(HostOrd src, HostOrd dst, unsigned offset,
 	if (offset >= offsets_)
 		fail(Status::invalid, "LID offset ", offset, ", expected 0..",
 		     offsets_ - 1, " (LMC ", fabric_.lmc(), ")");
-	const uint64_t *ss = &subtree_[size_t(src) * (h_ + 1)];
-	const uint64_t *ds = &subtree_[size_t(dst) * (h_ + 1)];
-	unsigned top = 1; // lowest common ancestor level
-	while (ss[top] != ds[top])
-		top++;
-	size_t hosts = tree_index_.size();
-	size_t at = (size_t(offset) * hosts + dst) * h_;
+	unsigned top = common_level(src, dst);
+	size_t at = (size_t(offset) * tree_index_.size() + dst) * h_;
 	for (unsigned l = 0; l < top; l++) {
-		uint64_t slot = src_base_[size_t(src) * h_ + l] + dst_key_[at + l];
-		PortIdx link = tree_.up_slot(l, slot);
-		PortIdx down = down_link_[at + l];
-		if (link == kNone || down == kNone)
-			fail(Status::unroutable, "D-Mod-K: no cable for ",
-			     link == kNone ? "up" : "down", "-port at level ", l, " from ",
-			     fabric_.node_label(fabric_.hosts()[src]), " to ",
-			     fabric_.node_label(fabric_.hosts()[dst]));
-		out[l] = link;
+		const DstHop &hop = dst_hop_[at + l];
+		PortIdx up = up_slots_[l][src_base_[size_t(src) * h_ + l] + hop.key];
+		PortIdx down = hop.down;
+		if (up == kNone || down == kNone)
+			no_cable(src, dst, l, up == kNone);
+		out[l] = up;
 		out[2 * top - 1 - l] = down;
 	}
 	return 2 * top;
+}
+
+// The scoring loop: path() inlined. A complete tree needs no cable checks,
+// which are a fifth of the loop's instructions.
+template <bool kCheckCables>
+void DModK::add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const
+{
+	size_t hosts = tree_index_.size();
+	for (size_t i = 0; i < n; i++) {
+		HostOrd src = flows[i].src, dst = flows[i].dst;
+		if (src == dst)
+			continue;
+		unsigned top = common_level(src, dst);
+		size_t at = (size_t(flows[i].offset) * hosts + dst) * h_;
+		const uint32_t *base = &src_base_[size_t(src) * h_];
+		const DstHop *hop = &dst_hop_[at];
+		for (unsigned l = 0; l < top; l++) {
+			PortIdx up = up_slots_[l][base[l] + hop[l].key];
+			PortIdx down = hop[l].down;
+			if (kCheckCables && (up == kNone || down == kNone))
+				no_cable(src, dst, l, up == kNone);
+			load[up]++;
+			load[down]++;
+		}
+	}
+}
+
+void DModK::add_loads(const Flow *flows, size_t n, uint32_t *load) const
+{
+	unsigned worst = 0;
+	for (size_t i = 0; i < n; i++)
+		worst = std::max(worst, unsigned(flows[i].offset));
+	if (n && worst >= offsets_)
+		fail(Status::invalid, "LID offset ", worst, ", expected 0..", offsets_ - 1,
+		     " (LMC ", fabric_.lmc(), ")");
+	if (complete_)
+		add_loads_impl<false>(flows, n, load);
+	else
+		add_loads_impl<true>(flows, n, load);
 }
 
 } // namespace qft

@@ -38,27 +38,50 @@ public:
 	unsigned offsets() const override { return offsets_; }
 	unsigned path(HostOrd src, HostOrd dst, unsigned offset,
 		      PortIdx *out) const override;
+	void add_loads(const Flow *flows, size_t n, uint32_t *load) const override;
 
 	// q_l(v) of eq. 1, for tests and reports.
 	unsigned up_port(unsigned level, uint64_t v) const;
 
 private:
+	// The level of the lowest common ancestor of src and dst: one more than
+	// the number of levels 1..h-1 whose subtrees differ (if two hosts are
+	// in different level-l subtrees they are in different ones below l).
+	unsigned common_level(HostOrd src, HostOrd dst) const
+	{
+		const uint32_t *ss = &subtree_[size_t(src) * (h_ + 1)];
+		const uint32_t *ds = &subtree_[size_t(dst) * (h_ + 1)];
+		unsigned top = 1;
+		for (unsigned l = 1; l < h_; l++)
+			top += ss[l] != ds[l];
+		return top;
+	}
+	template <bool kCheckCables>
+	void add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const;
+	[[noreturn]] void no_cable(HostOrd src, HostOrd dst, unsigned level,
+				   bool up) const;
+
 	const Fabric &fabric_;
 	const Tree &tree_;
 	unsigned h_, offsets_;
-	// Per (offset, dst host, level l < h): the part of the level-l up-link
-	// slot that depends on the destination, R_l(v) U_l + q_l(v), where
-	// R_l(v) is the index of the route digits b_1..b_l of v.
-	std::vector<uint64_t> dst_key_;
-	// Per (offset, dst host, level): the down-link (sending port of the
+	// Per (offset, dst host, level l < h), side by side for locality:
+	// `key`, the part of the level-l up-link slot that depends on the
+	// destination, R_l(v) U_l + q_l(v), where R_l(v) indexes the route
+	// digits b_1..b_l of v; `down`, the down-link (sending port of the
 	// level-(l+1) switch) on the way down to dst.
-	std::vector<PortIdx> down_link_;
+	struct DstHop {
+		uint32_t key;
+		PortIdx down;
+	};
+	std::vector<DstHop> dst_hop_;
 	// Per (src host, level): prod_{k<=l} w_k floor(j / prod_{k<=l} m_k) U_l,
 	// the part of the slot that depends on the source's upper digits.
-	std::vector<uint64_t> src_base_;
+	std::vector<uint32_t> src_base_;
 	// Per (host, level): floor(j / prod_{k<=l} m_k), the level-l subtree.
-	std::vector<uint64_t> subtree_;
+	std::vector<uint32_t> subtree_;
 	std::vector<uint64_t> tree_index_; // host ordinal -> j
+	std::vector<const PortIdx *> up_slots_; // Tree's up-port table per level
+	bool complete_; // no cable of the PGFT is missing
 };
 
 } // namespace qft

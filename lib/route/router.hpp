@@ -6,6 +6,7 @@
 #ifndef QFT_ROUTE_ROUTER_HPP
 #define QFT_ROUTE_ROUTER_HPP
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,6 +16,13 @@
 namespace qft {
 
 constexpr unsigned kMaxPathLinks = 64;
+
+// One flow of a stage: a source host, a destination host and the LID
+// offset the source addresses the destination at.
+struct Flow {
+	HostOrd src, dst;
+	uint8_t offset;
+};
 
 class Router {
 public:
@@ -27,6 +35,9 @@ public:
 	// gives 0. Throws Error(unroutable) naming the hop that has no route.
 	virtual unsigned path(HostOrd src, HostOrd dst, unsigned offset,
 			      PortIdx *out) const = 0;
+	// Adds one to load[link] for every link of every flow. The default
+	// walks path(); a routing may do it faster, with the same result.
+	virtual void add_loads(const Flow *flows, size_t n, uint32_t *load) const;
 };
 
 class Tree;

@@ -9,6 +9,16 @@
 
 namespace qft {
 
+void Router::add_loads(const Flow *flows, size_t n, uint32_t *load) const
+{
+	PortIdx links[kMaxPathLinks];
+	for (size_t i = 0; i < n; i++) {
+		unsigned len = path(flows[i].src, flows[i].dst, flows[i].offset, links);
+		for (unsigned k = 0; k < len; k++)
+			load[links[k]]++;
+	}
+}
+
 namespace {
 
 struct RouterEntry {

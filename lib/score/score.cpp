@@ -46,72 +46,70 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 	for (const Job &j : jobs)
 		rounds = std::max(rounds, pattern.stage_count(uint32_t(j.ranks.size())));
 
-	std::vector<uint32_t> load(fabric.port_count(), 0);
-	std::vector<uint32_t> peak(fabric.port_count(), 0);
-	std::vector<uint32_t> peak_stages(fabric.port_count(), 0);
+	size_t links = fabric.port_count();
+	bool track_peaks = opt.worst_links > 0;
+	std::vector<uint32_t> load(links, 0);
+	std::vector<uint32_t> peak(track_peaks ? links : 0, 0);
+	std::vector<uint32_t> peak_stages(track_peaks ? links : 0, 0);
 	std::vector<RankPair> pairs;
-	// The links of every flow of the current stage, kept when bandwidth is
-	// wanted (a second pass needs the final loads of the stage).
-	std::vector<PortIdx> stage_links;
-	std::vector<uint8_t> stage_lens;
-	PortIdx links[kMaxPathLinks];
+	std::vector<Flow> flows;
+	PortIdx path[kMaxPathLinks];
 	double bw_sum = 0;
 	uint64_t bw_flows = 0, hsd_sum = 0;
 
 	for (size_t t = 0; t < rounds; t++) {
-		std::fill(load.begin(), load.end(), 0);
-		uint32_t stage_max = 0;
-		uint64_t stage_flows = 0;
-		stage_links.clear();
-		stage_lens.clear();
+		flows.clear();
 		for (const Job &job : jobs) {
 			uint32_t n = uint32_t(job.ranks.size());
 			if (t >= pattern.stage_count(n))
 				continue;
 			pattern.stage(n, t, pairs);
 			for (const RankPair &pr : pairs) {
-				unsigned offset = 0;
+				uint8_t offset = 0;
 				if (!job.offsets.empty())
 					offset = job.offsets[job.lid_choice == LidChoice::source
 								     ? pr.src
 								     : pr.dst];
-				unsigned len = router.path(job.ranks[pr.src], job.ranks[pr.dst],
-							   offset, links);
-				for (unsigned k = 0; k < len; k++) {
-					PortIdx l = links[k];
-					uint32_t c = ++load[l];
-					stage_max = std::max(stage_max, c);
-					// A link's count passes each value once per stage, so
-					// meeting the peak again counts one more peak stage.
-					if (c > peak[l]) {
-						peak[l] = c;
-						peak_stages[l] = 1;
-					} else if (c == peak[l]) {
-						peak_stages[l]++;
-					}
-				}
-				if (opt.bandwidth) {
-					stage_links.insert(stage_links.end(), links, links + len);
-					stage_lens.push_back(uint8_t(len));
-				}
-				stage_flows++;
+				flows.push_back({job.ranks[pr.src], job.ranks[pr.dst], offset});
 			}
 		}
-		if (stage_flows == 0)
+		if (flows.empty())
 			continue;
+		router.add_loads(flows.data(), flows.size(), load.data());
 		if (opt.bandwidth) {
-			size_t at = 0;
-			for (uint8_t len : stage_lens) {
+			for (const Flow &fl : flows) {
+				unsigned len = router.path(fl.src, fl.dst, fl.offset, path);
 				uint32_t worst = 1;
 				for (unsigned k = 0; k < len; k++)
-					worst = std::max(worst, load[stage_links[at + k]]);
-				at += len;
+					worst = std::max(worst, load[path[k]]);
 				bw_sum += 1.0 / worst;
-				bw_flows++;
+			}
+			bw_flows += flows.size();
+		}
+		// One pass over all links: the stage's HSD, each link's peak and
+		// the stages at that peak, and the reset for the next stage.
+		// Runs links x stages times: kept branch-free so that it vectorises,
+		// and per-link peaks are tracked only when a report wants them.
+		uint32_t stage_max = 0;
+		uint32_t *ld = load.data();
+		if (track_peaks) {
+			uint32_t *pk = peak.data(), *ps = peak_stages.data();
+			for (size_t l = 0; l < links; l++) {
+				uint32_t c = ld[l], p = pk[l];
+				stage_max = c > stage_max ? c : stage_max;
+				uint32_t same = uint32_t(c == p) & uint32_t(c != 0);
+				ps[l] = c > p ? 1u : ps[l] + same;
+				pk[l] = c > p ? c : p;
+				ld[l] = 0;
+			}
+		} else {
+			for (size_t l = 0; l < links; l++) {
+				stage_max = ld[l] > stage_max ? ld[l] : stage_max;
+				ld[l] = 0;
 			}
 		}
 		sc.stages++;
-		sc.flows += stage_flows;
+		sc.flows += flows.size();
 		sc.stage_hsd.push_back(stage_max);
 		hsd_sum += stage_max;
 		if (stage_max > sc.max_hsd) {
@@ -127,7 +125,7 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 		sc.bandwidth = bw_sum / double(bw_flows);
 
 	std::vector<PortIdx> order;
-	for (PortIdx l = 0; l < peak.size(); l++)
+	for (PortIdx l = 0; l < PortIdx(peak.size()); l++)
 		if (peak[l] > 0)
 			order.push_back(l);
 	size_t keep = std::min(opt.worst_links, order.size());

@@ -43,7 +43,7 @@ public:
 		return up_[level][index * pgft_.up_ports(level) + q];
 	}
 	// The same, addressed by slot = index * up_ports(level) + q.
-	PortIdx up_slot(unsigned level, uint64_t slot) const
+	const PortIdx &up_slot(unsigned level, uint64_t slot) const
 	{
 		return up_[level][slot];
 	}

@@ -1,0 +1,45 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# qft gen / info / order: files written, counts, tree order of shuffled names.
+. "$(dirname "$0")/lib.sh"
+
+"$QFT" gen pgft "3;18,18,6;1,18,6;1,1,3" -o "$TMP/f.json" --ibsim "$TMP/f.net" 2>"$TMP/gen.err"
+expect_eq "gen exit" "$?" 0
+grep -q "1944 hosts, 324 switches, block 108" "$TMP/gen.err" && ok "gen summary" || bad "gen summary: $(cat "$TMP/gen.err")"
+grep -q "warning: PGFT(3;18,18,6;1,18,6;1,1,3) is not an RLFT" "$TMP/gen.err" && ok "RLFT warning" || bad "no RLFT warning"
+expect_eq "hosts in JSON" "$(json_get '["hosts"].__len__()' <"$TMP/f.json")" 1944
+expect_eq "links in JSON" "$(json_get '["links"].__len__()' <"$TMP/f.json")" $((1944 * 3))
+expect_eq "Ca records in net" "$(grep -c '^Ca' "$TMP/f.net")" 1944
+expect_eq "Switch records in net" "$(grep -c '^Switch' "$TMP/f.net")" 324
+# every cable appears at both ends in the net file
+expect_eq "port lines in net" "$(grep -c '^\[' "$TMP/f.net")" $((2 * 1944 * 3))
+
+"$QFT" info --fabric "$TMP/f.json" >"$TMP/info"
+grep -q "^tree PGFT(3;18,18,6;1,18,6;1,1,3)$" "$TMP/info" && ok "info tuple" || bad "info: $(cat "$TMP/info")"
+grep -q "^missing cables 0$" "$TMP/info" && ok "info no missing cables" || bad "info missing"
+
+# An RLFT gives no warning; --require-rlft refuses a non-RLFT.
+"$QFT" gen pgft "2;18,18;1,9;1,2" -o "$TMP/r.json" 2>"$TMP/r.err"
+grep -q warning "$TMP/r.err" && bad "RLFT warned" || ok "RLFT 2;18,18;1,9;1,2 accepted silently"
+expect_fail 1 "bisection is not constant at level 1" -- "$QFT" gen pgft "2;12,12;1,12;1,2" --require-rlft -o "$TMP/x.json"
+
+# Names shuffled against the tree: qft order still gives tree order.
+"$QFT" gen pgft "2;4,4;1,4;1,1" --shuffle-names 3 -o "$TMP/s.json" 2>/dev/null
+first_leaf=$(python3 -c "
+import json; f=json.load(open('$TMP/s.json'))
+print(','.join(h['name'] for h in sorted(f['hosts'], key=lambda h: h['index'])[:4]))")
+reversed=$(echo "$first_leaf" | tr ',' '\n' | tac | paste -sd,)
+got=$("$QFT" order --fabric "$TMP/s.json" --hosts "$reversed" 2>/dev/null | paste -sd,)
+expect_eq "tree order of a shuffled leaf" "$got" "$first_leaf"
+[ "$first_leaf" != "n0001,n0002,n0003,n0004" ] && ok "names are shuffled" || bad "names not shuffled"
+
+# order reports alignment
+"$QFT" order --fabric "$TMP/f.json" --hosts "n[0109-0324]" --hostlist >"$TMP/o" 2>"$TMP/o.err"
+expect_eq "order hostlist" "$(cat "$TMP/o")" "n[0109-0324]"
+grep -q "a multiple of the block, contiguous and aligned" "$TMP/o.err" && ok "aligned" || bad "alignment: $(cat "$TMP/o.err")"
+
+# route prints the hops: up to the top and down, 6 links across subtrees
+"$QFT" route --fabric "$TMP/f.json" --src n0001 --dst n1944 >"$TMP/route"
+expect_eq "route hops" "$(grep -c '^ *[0-9]' "$TMP/route")" 6
+expect_eq "route up hops" "$(grep -c ' up ' "$TMP/route")" 3
+finish

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# qft score: the figures of seed 000 through the tool, text and JSON.
+. "$(dirname "$0")/lib.sh"
+
+"$QFT" gen pgft "2;18,18;1,18;1,1" -o "$TMP/f.json" 2>/dev/null
+score() { "$QFT" score --fabric "$TMP/f.json" --json "$@"; }
+
+expect_eq "full shift, tree order" "$(score --hosts all | json_get '["avg_hsd"]')" 1.0
+expect_eq "full shift stages" "$(score --hosts all | json_get '["stages"]')" 323
+expect_eq "random order max" "$(score --hosts all --order random:1 | json_get '["max_hsd"]')" 6
+expect_eq "recdbl-tree" "$(score --hosts all --pattern recdbl-tree | json_get '["max_hsd"]')" 1
+expect_eq "aligned 2 blocks" "$(score --hosts 'n[0037-0072]' | json_get '["max_hsd"]')" 1
+expect_eq "100 from 0" "$(score --hosts 'n[0001-0100]' | json_get '["max_hsd"]')" 2
+# Given order: two leaf-0 hosts whose partners share a residue mod 18.
+expect_eq "given order, shared up-port" \
+	"$(score --hosts n0001,n0002,n0019,n0037 --order given | json_get '["max_hsd"]')" 2
+expect_eq "bisection bandwidth reported" \
+	"$(score --hosts all --pattern bisect:20:5 | json_get '["bandwidth"] < 1')" True
+
+# Several jobs in lock-step, from a file.
+cat >"$TMP/jobs" <<JOBS
+# two aligned jobs, then a third
+n[0001-0036]
+n[0055-0108]   # 54 hosts
+n[0200-0217]
+JOBS
+expect_eq "3 aligned jobs together" "$(score --jobs "$TMP/jobs" | json_get '["max_hsd"]')" 1
+expect_eq "jobs counted" "$(score --jobs "$TMP/jobs" | json_get '["jobs"]')" 3
+printf 'n[0001-0010]\nn[0005-0012]\n' >"$TMP/overlap"
+expect_fail 1 "host n0005 is in job 1 and job 2" -- "$QFT" score --fabric "$TMP/f.json" --jobs "$TMP/overlap"
+
+# Text output names the worst links.
+"$QFT" score --fabric "$TMP/f.json" --hosts all --order random:2 >"$TMP/text"
+grep -q "^average HSD " "$TMP/text" && ok "text average" || bad "text: $(cat "$TMP/text")"
+grep -q "flows, .* stage(s)" "$TMP/text" && ok "text worst links" || bad "no worst links"
+
+# Host file with @
+"$QFT" order --fabric "$TMP/f.json" --hosts 'n[0019-0036]' 2>/dev/null >"$TMP/hostfile"
+expect_eq "hostfile score" "$(score --hosts "@$TMP/hostfile" | json_get '["hosts"]')" 18
+
+# LMC: every offset routes, a uniform offset keeps Shift congestion-free.
+"$QFT" gen pgft "2;12,12;1,12;1,1" --lmc 2 -o "$TMP/l.json" 2>/dev/null
+for k in 0 1 2 3; do
+	expect_eq "lmc 2 offset $k" "$("$QFT" score --fabric "$TMP/l.json" --hosts all --lid-offset $k --json | json_get '["max_hsd"]')" 1
+done
+root0=$("$QFT" route --fabric "$TMP/l.json" --src n0001 --dst n0101 --lid-offset 0 | sed -n 3p)
+root1=$("$QFT" route --fabric "$TMP/l.json" --src n0001 --dst n0101 --lid-offset 1 | sed -n 3p)
+[ "$root0" != "$root1" ] && ok "offset 1 takes another root" || bad "same root: $root0"
+finish

@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The routing core against the theorems and figures of seed 000.
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "lib/fabric/fabric_json.hpp"
+#include "lib/place/order.hpp"
+#include "lib/route/dmodk.hpp"
+#include "lib/score/score.hpp"
+#include "lib/tree/generate.hpp"
+#include "lib/tree/tree.hpp"
+#include "lib/traffic/pattern.hpp"
+
+#include "tests/unit/cmocka.hpp"
+
+using namespace qft;
+
+namespace {
+
+struct Net {
+	Fabric fabric;
+	std::optional<Tree> tree;
+	std::unique_ptr<DModK> router;
+
+	explicit Net(const char *tuple, unsigned lmc = 0)
+	{
+		GenOptions opt;
+		opt.lmc = lmc;
+		fabric = generate_pgft(Pgft::parse(tuple), opt);
+		tree.emplace(Tree::from_fabric(fabric));
+		router = std::make_unique<DModK>(fabric, *tree);
+	}
+	std::vector<HostOrd> range(uint64_t first, uint64_t count) const
+	{
+		std::vector<HostOrd> v;
+		for (uint64_t j = first; j < first + count; j++)
+			v.push_back(HostOrd(j)); // generated: ordinal == tree index
+		return v;
+	}
+	Score score(const std::vector<HostOrd> &ranks, const char *pattern = "shift",
+		    std::vector<uint8_t> offsets = {}) const
+	{
+		Job job;
+		job.ranks = ranks;
+		job.offsets = std::move(offsets);
+		auto p = make_pattern(pattern, &tree->pgft());
+		return score_jobs(fabric, *router, *p, {job});
+	}
+};
+
+const char *kTrees[] = {
+	"2;12,12;1,12;1,1",
+	"2;18,18;1,18;1,1",
+	"3;12,12,12;1,12,12;1,1,1",
+	"3;18,18,6;1,18,6;1,1,3", // parallel links at the top
+	"2;18,18;1,9;1,2",        // the K = 18 RLFT, parallel links
+};
+
+// --- PGFT tuples -----------------------------------------------------------
+
+void pgft_parses(void **)
+{
+	Pgft g = Pgft::parse("3;18,18,6;1,18,6;1,1,3");
+	assert_int_equal(g.h(), 3);
+	assert_int_equal(g.hosts(), 1944);
+	assert_int_equal(g.block(), 108);
+	assert_int_equal(g.nodes_at(1), 108);
+	assert_int_equal(g.nodes_at(2), 108);
+	assert_int_equal(g.nodes_at(3), 108);
+	assert_int_equal(g.up_ports(1), 18);
+	assert_int_equal(g.down_ports(3), 18);
+	assert_true(Pgft::parse("PGFT(3;18,18,6;1,18,6;1,1,3)") == g);
+	assert_string_equal(g.text().c_str(), "3;18,18,6;1,18,6;1,1,3");
+	// digits round trip at every level
+	for (unsigned l = 0; l <= 3; l++)
+		for (uint64_t i = 0; i < g.nodes_at(l); i += 7)
+			assert_int_equal(g.index(l, g.digits(l, i)), i);
+}
+
+void pgft_rejects_empty(void **) { expect_error([] { Pgft::parse(""); }, Status::parse, "expected the number of levels"); }
+void pgft_rejects_letters(void **) { expect_error([] { Pgft::parse("2;a,18;1,18;1,1"); }, Status::parse, "character 3"); }
+void pgft_rejects_short_field(void **) { expect_error([] { Pgft::parse("2;18;1,18;1,1"); }, Status::parse, "has 1 values, expected h = 2"); }
+void pgft_rejects_missing_field(void **) { expect_error([] { Pgft::parse("2;18,18;1,18"); }, Status::parse, "expected ';'"); }
+void pgft_rejects_trailing(void **) { expect_error([] { Pgft::parse("2;18,18;1,18;1,1;"); }, Status::parse, "end of tuple"); }
+void pgft_rejects_zero(void **) { expect_error([] { Pgft::parse("2;18,0;1,18;1,1"); }, Status::invalid, "m_2 = 0"); }
+void pgft_rejects_deep(void **) { expect_error([] { Pgft::parse("9;2,2,2,2,2,2,2,2,2;1,2,2,2,2,2,2,2,2;1,1,1,1,1,1,1,1,1"); }, Status::invalid, "h = 9"); }
+void pgft_rejects_radix(void **) { expect_error([] { Pgft::parse("2;200,200;1,200;1,1"); }, Status::invalid, "needs 400 ports"); }
+void pgft_rejects_huge(void **) { expect_error([] { Pgft::parse("3;200,200,200;1,1,1;1,1,1"); }, Status::invalid, "exceeds"); }
+void pgft_rejects_overflow_number(void **) { expect_error([] { Pgft::parse("2;99999999999,1;1,1;1,1"); }, Status::parse, "below 1000000"); }
+
+void rlft_rules(void **)
+{
+	assert_true(Pgft::parse("2;18,18;1,9;1,2").rlft_violations().empty());
+	assert_true(Pgft::parse("3;18,18,36;1,18,18;1,1,1").rlft_violations().empty());
+	auto why = Pgft::parse("2;12,12;1,12;1,2").rlft_violations();
+	assert_int_equal(why.size(), 2);
+	assert_non_null(strstr(why[0].c_str(), "bisection is not constant at level 1"));
+	why = Pgft::parse("2;18,18;2,18;1,1").rlft_violations();
+	assert_non_null(strstr(why[0].c_str(), "w1 = p1 = 1"));
+	why = Pgft::parse("2;18,18;1,18;1,1").rlft_violations();
+	assert_int_equal(why.size(), 1);
+	assert_non_null(strstr(why[0].c_str(), "radix"));
+}
+
+// --- generator and tree ----------------------------------------------------
+
+void generator_follows_connection_rule(void **)
+{
+	// Parallel links at two levels: every cable checked against IV-B.
+	Net n("3;4,4,2;1,4,2;1,2,2");
+	const Pgft &g = n.tree->pgft();
+	assert_true(n.tree->missing().empty());
+	size_t cables = 0;
+	for (PortIdx p = 0; p < n.fabric.port_count(); p++)
+		cables += n.fabric.port(p).peer != kNone;
+	size_t want = 0;
+	for (unsigned l = 0; l < g.h(); l++)
+		want += g.nodes_at(l) * g.up_ports(l);
+	assert_int_equal(cables / 2, want);
+	for (unsigned l = 0; l < g.h(); l++)
+		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++)
+			for (unsigned q = 0; q < g.up_ports(l); q++) {
+				PortIdx up = n.tree->up_port(l, idx, q);
+				const Port &peer = n.fabric.port(n.fabric.port(up).peer);
+				const Node &parent = n.fabric.node(peer.node);
+				auto a = g.digits(l, idx), b = g.digits(l + 1, parent.tree_index);
+				unsigned k = q / g.w(l + 1);
+				assert_int_equal(b[l], q % g.w(l + 1));
+				assert_int_equal(peer.num - 1, a[l] + k * g.m(l + 1)); // r
+				for (unsigned i = 0; i < g.h(); i++)
+					if (i != l)
+						assert_int_equal(a[i], b[i]);
+			}
+}
+
+void tree_rejects_two_nodes_at_one_position(void **)
+{
+	Fabric f = generate_pgft(Pgft::parse("2;4,4;1,4;1,1"), GenOptions());
+	f.node(f.hosts()[1]).tree_index = 0;
+	expect_error([&] { Tree::from_fabric(f); }, Status::invalid, "both sit at L0 0.0");
+}
+
+void tree_lists_missing_cables(void **)
+{
+	Fabric f = generate_pgft(Pgft::parse("2;4,4;1,4;1,1"), GenOptions());
+	// Re-build the fabric without one leaf-to-spine cable.
+	std::string json = fabric_to_json(f);
+	size_t at = json.find("\"links\"");
+	size_t cut = json.find("[\"0x0002c90401", at); // first leaf->spine link
+	size_t end = json.find('\n', cut);
+	json.erase(cut, end - cut + 1);
+	// keep valid JSON: the previous line now ends with ',' before the next
+	Fabric g = fabric_parse_json(json, "edited");
+	Tree t = Tree::from_fabric(g);
+	assert_int_equal(t.missing().size(), 1);
+	assert_int_equal(t.missing()[0].level, 1);
+	DModK r(g, t);
+	PortIdx links[kMaxPathLinks];
+	// n0001 (leaf 0) to a host on another leaf whose route uses the lost cable
+	bool unroutable = false;
+	for (HostOrd d = 4; d < 16 && !unroutable; d++) {
+		try {
+			r.path(0, d, 0, links);
+		} catch (const Error &e) {
+			unroutable = e.status() == Status::unroutable;
+		}
+	}
+	assert_true(unroutable);
+}
+
+// --- D-Mod-K ---------------------------------------------------------------
+
+void dmodk_route_digits(void **)
+{
+	// Eq. 1 on the 1944-host tree: q_l(j) = floor(j / W_l) mod (w_{l+1} p_{l+1}).
+	Net n("3;18,18,6;1,18,6;1,1,3");
+	assert_int_equal(n.router->up_port(0, 1000), 0);
+	assert_int_equal(n.router->up_port(1, 1000), 1000 % 18);
+	assert_int_equal(n.router->up_port(2, 1000), (1000 / 18) % 18);
+	// Down-ports carry one destination each (theorem 2): count the
+	// destinations routed over every down link from all sources.
+	Net s("2;12,12;1,6;1,2");
+	std::vector<std::vector<HostOrd>> dests(s.fabric.port_count());
+	PortIdx links[kMaxPathLinks];
+	for (HostOrd a = 0; a < 144; a++)
+		for (HostOrd b = 0; b < 144; b++) {
+			unsigned len = s.router->path(a, b, 0, links);
+			for (unsigned k = len / 2; k < len; k++) {
+				auto &v = dests[links[k]];
+				if (std::find(v.begin(), v.end(), b) == v.end())
+					v.push_back(b);
+			}
+		}
+	for (auto &v : dests)
+		assert_true(v.size() <= 1);
+}
+
+void full_shift_is_congestion_free(void **)
+{
+	for (const char *t : kTrees) {
+		Net n(t);
+		Score sc = n.score(n.range(0, n.fabric.hosts().size()));
+		assert_int_equal(sc.stages, n.fabric.hosts().size() - 1);
+		assert_int_equal(sc.max_hsd, 1);
+		assert_true(sc.avg_hsd == 1.0);
+		assert_int_equal(sc.congested_stages, 0);
+	}
+}
+
+void random_order_matches_table_3(void **)
+{
+	// Seed 000 table 3, "Rand Rank Avg HSD", Shift, all hosts, 25 orders.
+	struct Row {
+		const char *tuple;
+		double paper;
+	} rows[] = {{"2;12,12;1,12;1,1", 3.75}, {"2;18,18;1,18;1,1", 4.32}};
+	for (const Row &row : rows) {
+		Net n(row.tuple);
+		double sum = 0;
+		for (uint64_t seed = 1; seed <= 25; seed++) {
+			RankOrder o;
+			o.kind = RankOrder::random;
+			o.seed = seed;
+			sum += n.score(apply_order(o, n.fabric, &*n.tree,
+						   n.range(0, n.fabric.hosts().size())))
+				       .avg_hsd;
+		}
+		double mean = sum / 25;
+		std::fprintf(stderr, "  %s: mean random-order avg HSD %.4f, paper %.2f\n",
+			     row.tuple, mean, row.paper);
+		assert_true(std::fabs(mean - row.paper) / row.paper < 0.03);
+	}
+}
+
+void aligned_blocks_are_congestion_free(void **)
+{
+	Net n("3;18,18,6;1,18,6;1,1,3"); // block 108
+	uint64_t block = n.tree->pgft().block();
+	for (uint64_t i : {1, 2, 3, 5})
+		for (uint64_t start : {uint64_t(0), block, 7 * block})
+			if (start + i * block <= 1944) {
+				Score sc = n.score(n.range(start, i * block));
+				assert_int_equal(sc.max_hsd, 1);
+			}
+	// Whole leaves, not adjacent: also 1.0 (DESIGN.md section 3).
+	Net two("2;18,18;1,18;1,1");
+	std::vector<HostOrd> leaves = two.range(0, 18);
+	for (HostOrd h : two.range(5 * 18, 18))
+		leaves.push_back(h);
+	assert_int_equal(two.score(leaves).max_hsd, 1);
+}
+
+void misaligned_sets_congest(void **)
+{
+	Net n("2;18,18;1,18;1,1");
+	// Two hosts of leaf 0 whose partners (hosts 18 and 36) share the
+	// residue j mod 18: stage s = 2 sends both up leaf 0's port 0.
+	Score sc = n.score({0, 1, 18, 36});
+	assert_int_equal(sc.max_hsd, 2);
+	assert_int_equal(sc.stage_hsd[1], 2);
+	// Contiguous from 0 but not a multiple of the block.
+	sc = n.score(n.range(0, 100));
+	assert_int_equal(sc.max_hsd, 2);
+	assert_true(sc.avg_hsd > 1.5);
+	// A block-sized run across two leaves is still congestion-free: D-Mod-K
+	// needs contiguity modulo the block, not alignment (seed 000 lemma 2).
+	assert_int_equal(n.score(n.range(9, 18)).max_hsd, 1);
+}
+
+void tree_recursive_doubling_is_congestion_free(void **)
+{
+	for (const char *t : kTrees) {
+		Net n(t);
+		Score sc = n.score(n.range(0, n.fabric.hosts().size()), "recdbl-tree");
+		assert_true(sc.stages > 0);
+		assert_int_equal(sc.max_hsd, 1);
+	}
+	// Plain recursive doubling is not, on a non-power-of-two tree.
+	Net n("2;18,18;1,18;1,1");
+	assert_true(n.score(n.range(0, 324), "recdbl").max_hsd > 1);
+}
+
+void lid_offsets_rotate_roots(void **)
+{
+	// With LMC 2 on a 2-level tree, offset k moves j's root from j mod K
+	// to (j + k) mod K; a uniform offset keeps Shift congestion-free.
+	Net n("2;12,12;1,12;1,1", 2);
+	PortIdx links[kMaxPathLinks];
+	for (unsigned k = 0; k < 4; k++) {
+		unsigned len = n.router->path(0, 100, k, links);
+		assert_int_equal(len, 4);
+		const Node &root = n.fabric.node(n.fabric.port(links[1]).peer == kNone
+							 ? 0
+							 : n.fabric.port(n.fabric.port(links[1]).peer).node);
+		assert_int_equal(root.level, 2);
+		assert_int_equal(root.tree_index, (100 + k) % 12);
+		Score sc = n.score(n.range(0, 144), "shift", std::vector<uint8_t>(144, uint8_t(k)));
+		assert_int_equal(sc.max_hsd, 1);
+	}
+	expect_error([&] { n.router->path(0, 1, 4, links); }, Status::invalid, "expected 0..3");
+}
+
+// --- patterns --------------------------------------------------------------
+
+std::vector<RankPair> stage(const char *spec, uint32_t n, size_t s)
+{
+	std::vector<RankPair> out;
+	make_pattern(spec, nullptr)->stage(n, s, out);
+	return out;
+}
+
+void patterns_follow_table_2(void **)
+{
+	auto p = make_pattern("shift", nullptr);
+	assert_int_equal(p->stage_count(5), 4);
+	auto st = stage("shift", 5, 1); // s = 2
+	assert_int_equal(st.size(), 5);
+	assert_int_equal(st[4].src, 4);
+	assert_int_equal(st[4].dst, 1);
+	// Recursive doubling on 6 ranks: pre, 2 bulk stages over 4 ranks, post.
+	auto rd = make_pattern("recdbl", nullptr);
+	assert_int_equal(rd->stage_count(6), 4);
+	st = stage("recdbl", 6, 0);
+	assert_int_equal(st.size(), 2);
+	assert_int_equal(st[0].src, 4);
+	assert_int_equal(st[0].dst, 0);
+	st = stage("recdbl", 6, 2);
+	assert_int_equal(st.size(), 4);
+	assert_int_equal(st[1].dst, 3); // 1 xor 2
+	st = stage("rechalv", 8, 0);
+	assert_int_equal(st[0].dst, 4); // halving starts with the far partner
+	// Tournament on 5: stage 0 pairs (1->0), (3->2); stage 2 (4->0).
+	st = stage("tournament", 5, 0);
+	assert_int_equal(st.size(), 2);
+	assert_int_equal(st[1].src, 3);
+	st = stage("tournament", 5, 2);
+	assert_int_equal(st.size(), 1);
+	assert_int_equal(st[0].src, 4);
+	// Binomial stage 1 on 3 ranks: only 0 -> 2.
+	st = stage("binomial", 3, 1);
+	assert_int_equal(st.size(), 1);
+	assert_int_equal(st[0].dst, 2);
+	// Bisection: each stage a perfect matching, both directions.
+	st = stage("bisect:3:9", 10, 2);
+	assert_int_equal(st.size(), 10);
+	std::vector<int> seen(10, 0);
+	for (auto &pr : st)
+		seen[pr.src]++;
+	for (int c : seen)
+		assert_int_equal(c, 1);
+}
+
+void tree_recursive_doubling_stages(void **)
+{
+	// m = (6, 4): level 1 has pre/post (6 is not 2^k), level 2 does not.
+	Pgft g = Pgft::parse("2;6,4;1,6;1,1");
+	auto p = make_pattern("recdbl-tree", &g);
+	assert_int_equal(p->stage_count(24), 1 + 2 + 1 + 2);
+	std::vector<RankPair> st;
+	p->stage(24, 0, st); // pre: digit a_1 in {4,5} hands to a_1 - 4
+	assert_int_equal(st.size(), 8);
+	assert_int_equal(st[0].src, 4);
+	assert_int_equal(st[0].dst, 0);
+	p->stage(24, 4, st); // level 2, s = 0: a_2 xor 1; E_2 = 24 = M_2, all ranks
+	assert_int_equal(st.size(), 24);
+	assert_int_equal(st[0].dst, 6);
+}
+
+void unknown_pattern_lists_names(void **)
+{
+	expect_error([] { make_pattern("alltoall", nullptr); }, Status::invalid,
+		     "expected one of shift, ring");
+	expect_error([] { make_pattern("bisect:0", nullptr); }, Status::invalid, "expected 1..100000");
+	expect_error([] { make_pattern("recdbl-tree", nullptr); }, Status::invalid, "needs the fabric");
+	expect_error([] { make_pattern("shift:3", nullptr); }, Status::invalid, "takes no arguments");
+}
+
+// --- several jobs, bandwidth -------------------------------------------------
+
+void jobs_in_lock_step(void **)
+{
+	Net n("2;18,18;1,18;1,1");
+	auto p = make_pattern("shift", nullptr);
+	Job a, b;
+	a.ranks = n.range(0, 36);
+	b.ranks = n.range(90, 54);
+	Score both = score_jobs(n.fabric, *n.router, *p, {a, b});
+	assert_int_equal(both.max_hsd, 1); // aligned jobs do not interfere
+	assert_int_equal(both.stages, 53);
+	Job c, d;
+	c.ranks = n.range(3, 20);
+	d.ranks = n.range(40, 25);
+	Score alone = score_jobs(n.fabric, *n.router, *p, {c});
+	Score mixed = score_jobs(n.fabric, *n.router, *p, {c, d});
+	assert_true(mixed.avg_hsd >= alone.avg_hsd);
+	Job dup;
+	dup.ranks = {1, 2, 1};
+	expect_error([&] { score_jobs(n.fabric, *n.router, *p, {dup}); }, Status::invalid,
+		     "n0002 appears twice");
+}
+
+void bisection_bandwidth(void **)
+{
+	Net n("2;18,18;1,18;1,1");
+	auto p = make_pattern("bisect:50:1", nullptr);
+	Job all;
+	all.ranks = n.range(0, 324);
+	ScoreOptions opt;
+	opt.bandwidth = true;
+	Score sc = score_jobs(n.fabric, *n.router, *p, {all}, opt);
+	std::fprintf(stderr, "  eBB 324 hosts D-Mod-K: %.4f\n", sc.bandwidth);
+	assert_true(sc.bandwidth > 0.3 && sc.bandwidth < 1.0);
+	// A tree-ordered Shift gets the whole link for every flow.
+	Score shift = score_jobs(n.fabric, *n.router, *make_pattern("shift", nullptr), {all}, opt);
+	assert_true(shift.bandwidth == 1.0);
+}
+
+// --- JSON --------------------------------------------------------------------
+
+void json_round_trip(void **)
+{
+	Net n("3;4,4,2;1,4,2;1,1,2", 1);
+	std::string text = fabric_to_json(n.fabric);
+	Fabric back = fabric_parse_json(text, "memory");
+	assert_int_equal(back.node_count(), n.fabric.node_count());
+	assert_int_equal(back.lmc(), 1);
+	assert_string_equal(back.tree_tuple().c_str(), "3;4,4,2;1,4,2;1,1,2");
+	assert_string_equal(fabric_to_json(back).c_str(), text.c_str());
+	Tree t = Tree::from_fabric(back);
+	DModK r(back, t);
+	auto p = make_pattern("shift", nullptr);
+	Job j;
+	j.ranks = n.range(0, 32);
+	assert_int_equal(score_jobs(back, r, *p, {j}).max_hsd, 1);
+}
+
+const char kTiny[] =
+	"{\"format\":\"slurm-qft-fabric\",\"version\":1,\n"
+	"\"switches\":[{\"guid\":\"0x10\",\"desc\":\"s\",\"ports\":4,\"lid\":9}],\n"
+	"\"hosts\":[{\"guid\":\"0x20\",\"desc\":\"a HCA\",\"name\":\"a\",\"ports\":1,\"lid\":1}],\n"
+	"\"links\":[[\"0x10\",1,\"0x20\",1,\"4x\",\"HDR\"]]}\n";
+
+std::string tiny_with(const std::string &from, const std::string &to)
+{
+	std::string s = kTiny;
+	size_t at = s.find(from);
+	assert_true(at != std::string::npos);
+	s.replace(at, from.size(), to);
+	return s;
+}
+
+void json_tiny_loads(void **)
+{
+	Fabric f = fabric_parse_json(kTiny, "tiny.json");
+	assert_int_equal(f.hosts().size(), 1);
+	assert_int_equal(f.find_host("a"), 0);
+	assert_int_equal(f.host_lid(0), 1);
+}
+
+void json_syntax_error_has_position(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("\"lid\":9}", "\"lid\":9,}"), "bad.json"); },
+		     Status::parse, "bad.json:2:");
+}
+void json_wrong_format(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("slurm-qft-fabric", "other"), "f.json"); },
+		     Status::parse, "f.json: format: expected \"slurm-qft-fabric\"");
+}
+void json_future_version(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("\"version\":1", "\"version\":2"), "f.json"); },
+		     Status::unsupported, "version 2");
+}
+void json_unknown_guid(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("[\"0x10\",1,\"0x20\"", "[\"0x10\",1,\"0x21\""), "f.json"); },
+		     Status::not_found, "links[0][2]: GUID 0x0000000000000021");
+}
+void json_duplicate_guid(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("\"guid\":\"0x20\"", "\"guid\":\"0x10\""), "f.json"); },
+		     Status::invalid, "f.json: duplicate GUID 0x0000000000000010");
+}
+void json_bad_port(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("[\"0x10\",1,", "[\"0x10\",5,"), "f.json"); },
+		     Status::invalid, "port 5 does not exist, expected 1..4");
+}
+void json_missing_member(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("\"ports\":4,", ""), "f.json"); },
+		     Status::parse, "switches[0]: expected a member \"ports\"");
+}
+void json_bad_guid_text(void **)
+{
+	expect_error([] { fabric_parse_json(tiny_with("\"guid\":\"0x20\"", "\"guid\":\"twenty\""), "f.json"); },
+		     Status::parse, "hosts[0].guid: expected a GUID");
+}
+void json_missing_file(void **)
+{
+	expect_error([] { fabric_load_json("/nonexistent/fabric.json"); }, Status::io,
+		     "/nonexistent/fabric.json: cannot open");
+}
+
+// --- host resolution ---------------------------------------------------------
+
+void resolve_reports_every_unknown_host(void **)
+{
+	Net n("2;4,4;1,4;1,1");
+	expect_error([&] { resolve_hosts(n.fabric, {"n0001", "x1", "x2", "x3", "y"}); },
+		     Status::not_found, "4 host(s) not in the fabric: x[1-3],y");
+	expect_error([&] { resolve_hosts(n.fabric, {"n0001", "n0001"}); }, Status::invalid,
+		     "n0001 is listed twice");
+	expect_error([&] { resolve_hosts(n.fabric, {}); }, Status::invalid, "empty");
+}
+
+void tree_order_sorts_shuffled_names(void **)
+{
+	GenOptions opt;
+	opt.shuffle_names = 42;
+	Fabric f = generate_pgft(Pgft::parse("2;4,4;1,4;1,1"), opt);
+	Tree t = Tree::from_fabric(f);
+	std::vector<HostOrd> all;
+	for (HostOrd h = 0; h < 16; h++)
+		all.push_back(15 - h);
+	std::vector<HostOrd> sorted = tree_order(f, t, all);
+	for (HostOrd h = 0; h < 16; h++)
+		assert_int_equal(t.host_index(sorted[h]), h);
+	// Names really are shuffled: some name is not at its own position.
+	bool moved = false;
+	for (HostOrd h = 0; h < 16; h++)
+		moved |= f.node(f.hosts()[h]).name != format_host_name("n%04d", h + 1);
+	assert_true(moved);
+}
+
+void host_name_patterns(void **)
+{
+	assert_string_equal(format_host_name("n%04d", 7).c_str(), "n0007");
+	assert_string_equal(format_host_name("cn%d-ib", 12).c_str(), "cn12-ib");
+	assert_string_equal(format_host_name("x%03x", 255).c_str(), "x0ff");
+	expect_error([] { format_host_name("node", 1); }, Status::invalid, "one number conversion");
+	expect_error([] { format_host_name("n%d%d", 1); }, Status::invalid, "found two");
+	expect_error([] { format_host_name("n%s", 1); }, Status::invalid, "expected %d");
+	expect_error([] { format_host_name("n %d", 1); }, Status::invalid, "without blanks");
+}
+
+} // namespace
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pgft_parses),
+		cmocka_unit_test(pgft_rejects_empty),
+		cmocka_unit_test(pgft_rejects_letters),
+		cmocka_unit_test(pgft_rejects_short_field),
+		cmocka_unit_test(pgft_rejects_missing_field),
+		cmocka_unit_test(pgft_rejects_trailing),
+		cmocka_unit_test(pgft_rejects_zero),
+		cmocka_unit_test(pgft_rejects_deep),
+		cmocka_unit_test(pgft_rejects_radix),
+		cmocka_unit_test(pgft_rejects_huge),
+		cmocka_unit_test(pgft_rejects_overflow_number),
+		cmocka_unit_test(rlft_rules),
+		cmocka_unit_test(generator_follows_connection_rule),
+		cmocka_unit_test(tree_rejects_two_nodes_at_one_position),
+		cmocka_unit_test(tree_lists_missing_cables),
+		cmocka_unit_test(dmodk_route_digits),
+		cmocka_unit_test(full_shift_is_congestion_free),
+		cmocka_unit_test(random_order_matches_table_3),
+		cmocka_unit_test(aligned_blocks_are_congestion_free),
+		cmocka_unit_test(misaligned_sets_congest),
+		cmocka_unit_test(tree_recursive_doubling_is_congestion_free),
+		cmocka_unit_test(lid_offsets_rotate_roots),
+		cmocka_unit_test(patterns_follow_table_2),
+		cmocka_unit_test(tree_recursive_doubling_stages),
+		cmocka_unit_test(unknown_pattern_lists_names),
+		cmocka_unit_test(jobs_in_lock_step),
+		cmocka_unit_test(bisection_bandwidth),
+		cmocka_unit_test(json_round_trip),
+		cmocka_unit_test(json_tiny_loads),
+		cmocka_unit_test(json_syntax_error_has_position),
+		cmocka_unit_test(json_wrong_format),
+		cmocka_unit_test(json_future_version),
+		cmocka_unit_test(json_unknown_guid),
+		cmocka_unit_test(json_duplicate_guid),
+		cmocka_unit_test(json_bad_port),
+		cmocka_unit_test(json_missing_member),
+		cmocka_unit_test(json_bad_guid_text),
+		cmocka_unit_test(json_missing_file),
+		cmocka_unit_test(resolve_reports_every_unknown_host),
+		cmocka_unit_test(tree_order_sorts_shuffled_names),
+		cmocka_unit_test(host_name_patterns),
+	};
+	return cmocka_run_group_tests_name("core", tests, nullptr, nullptr);
+}
