@@ -62,6 +62,7 @@ int cmd_score(int argc, char **argv);
 int cmd_order(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_patterns(int argc, char **argv);
+int cmd_topology_conf(int argc, char **argv);
 
 } // namespace qft::cli
 

@@ -20,6 +20,7 @@ const char kUsage[] =
 	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
 	"           [--worst N] [--bandwidth]\n"
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
+	"  topology-conf --fabric F [-o FILE]\n"
 	"  patterns\n"
 	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";
 
@@ -32,6 +33,7 @@ const Command kCommands[] = {
 	{"gen", qft::cli::cmd_gen},       {"info", qft::cli::cmd_info},
 	{"route", qft::cli::cmd_route},   {"score", qft::cli::cmd_score},
 	{"order", qft::cli::cmd_order},   {"patterns", qft::cli::cmd_patterns},
+	{"topology-conf", qft::cli::cmd_topology_conf},
 };
 
 } // namespace

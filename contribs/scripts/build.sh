@@ -11,7 +11,10 @@ cd "$top"
 	autoreconf -fi >/dev/null
 mkdir -p "build/$name"
 cd "build/$name"
-if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ]; then
+# Reconfigure when configure changed or the Slurm source appeared since.
+paths=$top/build/slurm/slurm-paths.sh
+if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
+	{ [ -f "$paths" ] && [ "$paths" -nt Makefile ]; }; then
 	"$top/configure" -q "$@"
 fi
 make -s -j"$(nproc)" >/dev/null

@@ -9,26 +9,57 @@
 #include <new>
 #include <optional>
 
-#include "config.h"
+#include "qft_config.h"
 #include "lib/common/error.hpp"
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/place/order.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/score/score.hpp"
 #include "lib/tree/generate.hpp"
+#include "lib/tree/groups.hpp"
 #include "lib/tree/tree.hpp"
 
 struct qft_fabric {
 	qft::Fabric fabric;
 	std::optional<qft::Tree> tree;
 	std::unique_ptr<qft::Router> router;
+	// The groups and the C views of them (qft_group_t points into these).
+	std::vector<qft::SwitchGroup> groups;
+	std::vector<std::vector<size_t>> group_hosts, group_children;
+	std::vector<std::string> group_switches;
+	std::vector<qft_group_t> c_groups;
+	std::vector<size_t> host_group; // host ordinal -> leaf group
 
 	explicit qft_fabric(qft::Fabric f) : fabric(std::move(f))
 	{
+		host_group.assign(fabric.hosts().size(), QFT_NONE);
 		if (fabric.tree_tuple().empty())
 			return;
 		tree.emplace(qft::Tree::from_fabric(fabric));
 		router = std::make_unique<qft::DModK>(fabric, *tree);
+		groups = qft::switch_groups(fabric, *tree);
+		for (size_t i = 0; i < groups.size(); i++) {
+			const qft::SwitchGroup &g = groups[i];
+			group_hosts.emplace_back(g.hosts.begin(), g.hosts.end());
+			group_children.push_back(g.children);
+			std::string sw;
+			for (qft::NodeId id : g.switches)
+				sw += qft::cat(sw.empty() ? "" : ", ", fabric.node_label(id), " ",
+					       qft::guid_text(fabric.node(id).guid));
+			group_switches.push_back(sw);
+			if (g.level == 1)
+				for (qft::HostOrd h : g.hosts)
+					host_group[h] = i;
+		}
+		for (size_t i = 0; i < groups.size(); i++) {
+			const qft::SwitchGroup &g = groups[i];
+			c_groups.push_back({g.level, g.name.c_str(),
+					    g.parent == SIZE_MAX ? QFT_NONE : g.parent,
+					    group_children[i].size(), group_children[i].data(),
+					    group_hosts[i].size(), group_hosts[i].data(),
+					    g.switches.size(), group_switches[i].c_str(),
+					    g.link_gbps});
+		}
 	}
 	const qft::Tree &need_tree() const
 	{
@@ -165,6 +196,33 @@ const char *qft_fabric_host_name(const qft_fabric_t *fabric, size_t ord)
 const char *qft_fabric_tuple(const qft_fabric_t *fabric)
 {
 	return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+}
+
+size_t qft_fabric_find_host(const qft_fabric_t *fabric, const char *name)
+{
+	if (!fabric || !name)
+		return QFT_NONE;
+	qft::HostOrd h = fabric->fabric.find_host(name);
+	return h == qft::kNone ? QFT_NONE : h;
+}
+
+size_t qft_fabric_group_count(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->c_groups.size() : 0;
+}
+
+const qft_group_t *qft_fabric_group(const qft_fabric_t *fabric, size_t index)
+{
+	if (!fabric || index >= fabric->c_groups.size())
+		return nullptr;
+	return &fabric->c_groups[index];
+}
+
+size_t qft_fabric_host_group(const qft_fabric_t *fabric, size_t ord)
+{
+	if (!fabric || ord >= fabric->host_group.size())
+		return QFT_NONE;
+	return fabric->host_group[ord];
 }
 
 qft_status_t qft_fabric_tree_index(const qft_fabric_t *fabric, const char *name,

@@ -90,22 +90,33 @@ unsigned DModK::path(HostOrd src, HostOrd dst, unsigned offset,
 template <bool kCheckCables>
 void DModK::add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const
 {
-	size_t hosts = tree_index_.size();
+	// Locals, not members: the stores to load[] could alias the tables,
+	// and the compiler would reload every member after each increment.
+	const unsigned h = h_;
+	const size_t hosts = tree_index_.size();
+	const uint32_t *subtree = subtree_.data();
+	const uint32_t *src_base = src_base_.data();
+	const DstHop *dst_hop = dst_hop_.data();
+	const PortIdx *const *up_slots = up_slots_.data();
+	uint32_t *__restrict counts = load;
 	for (size_t i = 0; i < n; i++) {
-		HostOrd src = flows[i].src, dst = flows[i].dst;
+		const HostOrd src = flows[i].src, dst = flows[i].dst;
 		if (src == dst)
 			continue;
-		unsigned top = common_level(src, dst);
-		size_t at = (size_t(flows[i].offset) * hosts + dst) * h_;
-		const uint32_t *base = &src_base_[size_t(src) * h_];
-		const DstHop *hop = &dst_hop_[at];
+		const uint32_t *ss = subtree + size_t(src) * (h + 1);
+		const uint32_t *ds = subtree + size_t(dst) * (h + 1);
+		unsigned top = 1; // see common_level()
+		for (unsigned l = 1; l < h; l++)
+			top += ss[l] != ds[l];
+		const uint32_t *base = src_base + size_t(src) * h;
+		const DstHop *hop = dst_hop + (size_t(flows[i].offset) * hosts + dst) * h;
 		for (unsigned l = 0; l < top; l++) {
-			PortIdx up = up_slots_[l][base[l] + hop[l].key];
-			PortIdx down = hop[l].down;
+			const PortIdx up = up_slots[l][base[l] + hop[l].key];
+			const PortIdx down = hop[l].down;
 			if (kCheckCables && (up == kNone || down == kNone))
 				no_cable(src, dst, l, up == kNone);
-			load[up]++;
-			load[down]++;
+			counts[up]++;
+			counts[down]++;
 		}
 	}
 }

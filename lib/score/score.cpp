@@ -64,13 +64,20 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 			if (t >= pattern.stage_count(n))
 				continue;
 			pattern.stage(n, t, pairs);
-			for (const RankPair &pr : pairs) {
-				uint8_t offset = 0;
-				if (!job.offsets.empty())
-					offset = job.offsets[job.lid_choice == LidChoice::source
-								     ? pr.src
-								     : pr.dst];
-				flows.push_back({job.ranks[pr.src], job.ranks[pr.dst], offset});
+			size_t at = flows.size();
+			flows.resize(at + pairs.size());
+			Flow *out = flows.data() + at;
+			const HostOrd *ranks = job.ranks.data();
+			if (job.offsets.empty()) {
+				for (size_t k = 0; k < pairs.size(); k++)
+					out[k] = {ranks[pairs[k].src], ranks[pairs[k].dst], 0};
+			} else {
+				bool by_src = job.lid_choice == LidChoice::source;
+				for (size_t k = 0; k < pairs.size(); k++) {
+					const RankPair &pr = pairs[k];
+					out[k] = {ranks[pr.src], ranks[pr.dst],
+						  job.offsets[by_src ? pr.src : pr.dst]};
+				}
 			}
 		}
 		if (flows.empty())

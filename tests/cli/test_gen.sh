@@ -42,4 +42,9 @@ grep -q "a multiple of the block, contiguous and aligned" "$TMP/o.err" && ok "al
 "$QFT" route --fabric "$TMP/f.json" --src n0001 --dst n1944 >"$TMP/route"
 expect_eq "route hops" "$(grep -c '^ *[0-9]' "$TMP/route")" 6
 expect_eq "route up hops" "$(grep -c ' up ' "$TMP/route")" 3
+# topology.conf for stock topology/tree: one switch per subtree
+"$QFT" topology-conf --fabric "$TMP/f.json" -o "$TMP/topology.conf"
+expect_eq "topology.conf switches" "$(grep -c '^SwitchName=' "$TMP/topology.conf")" $((108 + 6 + 1))
+expect_eq "topology.conf top" "$(grep '^SwitchName=L3-0 ' "$TMP/topology.conf")" "SwitchName=L3-0 Switches=L2-[0-5] LinkSpeed=200"
+expect_eq "topology.conf first leaf" "$(grep '^SwitchName=L1-0 ' "$TMP/topology.conf")" "SwitchName=L1-0 Nodes=n[0001-0018] LinkSpeed=200"
 finish

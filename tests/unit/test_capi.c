@@ -55,6 +55,37 @@ static void order_and_score(void **state)
 	qft_fabric_destroy(f);
 }
 
+static void groups_form_a_tree(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	assert_int_equal(qft_fabric_generate("3;4,4,2;1,4,2;1,1,2", NULL, 0, &f, NULL), QFT_OK);
+	/* 8 leaves, 2 level-2 subtrees, 1 top */
+	assert_int_equal(qft_fabric_group_count(f), 8 + 2 + 1);
+	const qft_group_t *leaf = qft_fabric_group(f, 0);
+	assert_int_equal(leaf->level, 1);
+	assert_string_equal(leaf->name, "L1-0");
+	assert_int_equal(leaf->host_count, 4);
+	assert_int_equal(leaf->switch_count, 1);
+	assert_int_equal(leaf->link_gbps, 200);
+	const qft_group_t *pod = qft_fabric_group(f, leaf->parent);
+	assert_string_equal(pod->name, "L2-0");
+	assert_int_equal(pod->switch_count, 4); /* W_2 = 4 equivalent switches */
+	assert_int_equal(pod->child_count, 4);
+	assert_int_equal(pod->host_count, 16);
+	const qft_group_t *top = qft_fabric_group(f, pod->parent);
+	assert_int_equal(top->level, 3);
+	assert_int_equal(top->parent, QFT_NONE);
+	assert_int_equal(top->host_count, 32);
+	assert_int_equal(top->switch_count, 8); /* W_3 = 1 * 4 * 2 */
+	size_t ord = qft_fabric_find_host(f, "n0006");
+	assert_int_equal(ord, 5);
+	assert_string_equal(qft_fabric_group(f, qft_fabric_host_group(f, ord))->name, "L1-1");
+	assert_int_equal(qft_fabric_find_host(f, "nope"), QFT_NONE);
+	assert_null(qft_fabric_group(f, 11));
+	qft_fabric_destroy(f);
+}
+
 static void errors_carry_messages(void **state)
 {
 	(void)state;
@@ -102,6 +133,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(generate_and_query),
 		cmocka_unit_test(order_and_score),
+		cmocka_unit_test(groups_form_a_tree),
 		cmocka_unit_test(errors_carry_messages),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);

@@ -51,6 +51,23 @@ typedef struct qft_score {
 	size_t congested_stages; /* stages with HSD > 1 */
 } qft_score_t;
 
+/* The fabric's tree as Slurm's switch table sees it: one group per
+ * level-l subtree (the hosts below one set of equivalent switches). */
+typedef struct qft_group {
+	unsigned level;        /* 1 = leaf switches .. h = top */
+	const char *name;      /* "L2-3": level and subtree index */
+	size_t parent;         /* group index, QFT_NONE at the top */
+	size_t child_count;
+	const size_t *children;
+	size_t host_count;     /* hosts present below, in tree order */
+	const size_t *hosts;   /* host ordinals */
+	size_t switch_count;   /* physical switches of the group */
+	const char *switches;  /* their descriptions and GUIDs, for logs */
+	uint32_t link_gbps;    /* data rate of its down cables, Gb/s */
+} qft_group_t;
+
+#define QFT_NONE ((size_t)-1)
+
 QFT_EXPORT const char *qft_status_str(qft_status_t status);
 QFT_EXPORT void qft_free(void *ptr);
 QFT_EXPORT const char *qft_version(void);
@@ -72,6 +89,19 @@ QFT_EXPORT const char *qft_fabric_host_name(const qft_fabric_t *fabric,
 					    size_t ord);
 /* The PGFT tuple of the recognised tree, "" when the fabric has none. */
 QFT_EXPORT const char *qft_fabric_tuple(const qft_fabric_t *fabric);
+
+/* Ordinal of the host named `name`, QFT_NONE if the fabric lacks it. */
+QFT_EXPORT size_t qft_fabric_find_host(const qft_fabric_t *fabric,
+				       const char *name);
+
+/* Number of groups (0 without a tree), leaves first; and one of them, valid
+ * until the fabric is destroyed. */
+QFT_EXPORT size_t qft_fabric_group_count(const qft_fabric_t *fabric);
+QFT_EXPORT const qft_group_t *qft_fabric_group(const qft_fabric_t *fabric,
+					       size_t index);
+/* The leaf group of host `ord`, QFT_NONE if it has no tree position. */
+QFT_EXPORT size_t qft_fabric_host_group(const qft_fabric_t *fabric,
+					size_t ord);
 
 /* Tree index of the host named `name` (its position in tree order). */
 QFT_EXPORT qft_status_t qft_fabric_tree_index(const qft_fabric_t *fabric,

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/tree/groups.hpp"
+
+#include <map>
+
+#include "lib/common/error.hpp"
+
+namespace qft {
+
+uint32_t link_gbps(const LinkRate &rate)
+{
+	// Per-lane data rates of the IB generations, in tenths of Gb/s.
+	static const std::map<std::string, uint32_t> lane = {
+		{"SDR", 25},  {"DDR", 50},   {"QDR", 100}, {"FDR10", 100},
+		{"FDR", 140}, {"EDR", 250},  {"HDR", 500}, {"NDR", 1000},
+		{"XDR", 2000}};
+	auto it = lane.find(rate.speed);
+	unsigned lanes = 0;
+	if (!rate.width.empty() && rate.width.back() == 'x')
+		for (char c : rate.width.substr(0, rate.width.size() - 1)) {
+			if (c < '0' || c > '9')
+				return 0;
+			lanes = lanes * 10 + unsigned(c - '0');
+		}
+	if (it == lane.end() || lanes == 0 || lanes > 32)
+		return 0;
+	return it->second * lanes / 10;
+}
+
+std::vector<SwitchGroup> switch_groups(const Fabric &fabric, const Tree &tree)
+{
+	const Pgft &g = tree.pgft();
+	std::vector<SwitchGroup> groups;
+	// position of (level, subtree) in `groups`
+	std::vector<std::map<uint64_t, size_t>> at(g.h() + 1);
+	for (unsigned l = 1; l <= g.h(); l++) {
+		for (uint64_t j = 0; j < g.hosts(); j++) {
+			NodeId id = tree.node_at(0, j);
+			if (id == kNone)
+				continue;
+			uint64_t sub = j / g.M(l);
+			auto [it, fresh] = at[l].emplace(sub, groups.size());
+			if (fresh) {
+				SwitchGroup grp;
+				grp.level = l;
+				grp.subtree = sub;
+				grp.name = cat("L", l, "-", sub);
+				groups.push_back(std::move(grp));
+			}
+			groups[it->second].hosts.push_back(fabric.host_ord(id));
+		}
+	}
+	for (size_t i = 0; i < groups.size(); i++) {
+		SwitchGroup &grp = groups[i];
+		if (grp.level < g.h()) {
+			grp.parent = at[grp.level + 1].at(grp.subtree / g.m(grp.level + 1));
+			groups[grp.parent].children.push_back(i);
+		}
+		// The level-l switches of this subtree: indexes sub * W_l + r.
+		for (uint64_t r = 0; r < g.W(grp.level); r++) {
+			NodeId sw = tree.node_at(grp.level, grp.subtree * g.W(grp.level) + r);
+			if (sw == kNone)
+				continue;
+			grp.switches.push_back(sw);
+			// The rate of the first cable down to the level below stands
+			// for the group (recognised fabrics number ports freely).
+			const Node &n = fabric.node(sw);
+			for (unsigned p = 0; p < n.num_ports && !grp.link_gbps; p++) {
+				const Port &port = fabric.port(n.first_port + p);
+				if (port.peer != kNone &&
+				    fabric.node(fabric.port(port.peer).node).level ==
+					    int(grp.level) - 1)
+					grp.link_gbps = link_gbps(fabric.rates()[port.rate]);
+			}
+		}
+	}
+	return groups;
+}
+
+} // namespace qft

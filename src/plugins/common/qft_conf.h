@@ -1,0 +1,26 @@
+/*****************************************************************************\
+ *  qft_conf.h - qft.conf, the configuration the slurm-qft plugins share.
+ *  See qft.conf(5).
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+#ifndef QFT_PLUGINS_QFT_CONF_H
+#define QFT_PLUGINS_QFT_CONF_H
+
+typedef struct {
+	char *path;        /* qft.conf itself */
+	char *fabric_file; /* FabricFile=, made absolute */
+} qft_conf_t;
+
+/*
+ * qft_conf_read - read qft.conf from slurm.conf's directory
+ * OUT conf - release with qft_conf_free(), also after a failure
+ * OUT why - on failure, an xmalloc'd sentence naming the file and what is
+ *	wrong or missing
+ * RET SLURM_SUCCESS or SLURM_ERROR
+ */
+extern int qft_conf_read(qft_conf_t *conf, char **why);
+extern void qft_conf_free(qft_conf_t *conf);
+
+#endif

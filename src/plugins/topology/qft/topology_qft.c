@@ -1,0 +1,327 @@
+/*****************************************************************************\
+ *  topology_qft.c - topology/qft: the fat-tree (PGFT / RLFT) topology of
+ *  an InfiniBand fabric, for Slurm 22.05.
+ *
+ *  Reads the fabric named in qft.conf (beside slurm.conf), fills Slurm's
+ *  switch table with the fabric's tree, ranks nodes in tree order so that
+ *  every node bitmap is in tree order, and gives each node its switch path
+ *  as topology address. All fabric work is libqft's; this file translates.
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *
+ *  This program is free software; you can redistribute it and/or modify it
+ *  under the terms of the GNU General Public License as published by the
+ *  Free Software Foundation; either version 2 of the License, or (at your
+ *  option) any later version.
+ *
+ *  This program is distributed in the hope that it will be useful, but
+ *  WITHOUT ANY WARRANTY; without even the implied warranty of
+ *  MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ *  General Public License for more details.
+ *
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+
+/* Slurm's config.h, then slurm_xlator.h before any other Slurm header. */
+#include "config.h"
+#include "src/common/slurm_xlator.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/parse_config.h"
+#include "src/common/read_config.h"
+#include "src/common/slurm_topology.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+
+#include "qft/qft.h"
+#include "src/plugins/common/qft_conf.h"
+
+const char plugin_name[] = "topology QFT plugin";
+const char plugin_type[] = "topology/qft";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* The fabric in use; replaced only by a fabric that loaded completely. */
+static qft_fabric_t *fabric = NULL;
+static char *fabric_source = NULL;
+/* Set by topo_generate_node_ranking(), which slurmctld calls before
+ * topo_build_config() in the same (re)configuration: load once. */
+static bool fabric_fresh = false;
+
+static int _load_fabric(void);
+static void _free_switch_table(void);
+static int _build_switch_table(void);
+static void _report_node_mismatch(void);
+
+extern int init(void)
+{
+	verbose("%s: %s loaded (libqft %s)", plugin_type, plugin_name,
+		qft_version());
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	_free_switch_table();
+	qft_fabric_destroy(fabric);
+	fabric = NULL;
+	xfree(fabric_source);
+	return SLURM_SUCCESS;
+}
+
+/*
+ * topo_generate_node_ranking - set node_rank of every node to its tree
+ *	index, so that slurmctld orders its node table (and so every node
+ *	bitmap) in tree order. Nodes the fabric lacks follow, in name order.
+ * RET true if node_rank was set
+ */
+extern bool topo_generate_node_ranking(void)
+{
+	node_record_t *node_ptr;
+	uint32_t rank_base = 0, unplaced = 0;
+	uint64_t index;
+
+	if (_load_fabric() != SLURM_SUCCESS)
+		return false;
+	fabric_fresh = true;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++)
+		if (qft_fabric_tree_index(fabric, node_ptr->name, &index,
+					  NULL) == QFT_OK &&
+		    index >= rank_base)
+			rank_base = index + 1;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		if (qft_fabric_tree_index(fabric, node_ptr->name, &index,
+					  NULL) == QFT_OK)
+			node_ptr->node_rank = index;
+		else
+			node_ptr->node_rank = rank_base + unplaced++;
+	}
+	debug("%s: ranked %d nodes in tree order, %u outside the fabric",
+	      plugin_type, node_record_count, unplaced);
+	return true;
+}
+
+/*
+ * topo_build_config - build or rebuild the switch table after start-up or
+ *	reconfiguration (slurmctld and slurmd).
+ */
+extern int topo_build_config(void)
+{
+	if (!fabric_fresh && (_load_fabric() != SLURM_SUCCESS))
+		return SLURM_ERROR;
+	fabric_fresh = false;
+	if (!node_record_count)
+		return SLURM_SUCCESS;
+	_report_node_mismatch();
+	return _build_switch_table();
+}
+
+/*
+ * topo_get_node_addr - the node's switch path, top first
+ *	(e.g. "L3-0.L2-1.L1-20.n0380", pattern "switch.switch.switch.node")
+ * RET SLURM_ERROR for a name that is no node of slurm.conf
+ */
+extern int topo_get_node_addr(char *node_name, char **paddr, char **ppattern)
+{
+	size_t ord, group;
+	char *addr = NULL, *pattern = NULL;
+
+	if (!node_name || !find_node_record2(node_name))
+		return SLURM_ERROR;
+	ord = qft_fabric_find_host(fabric, node_name);
+	group = ord == QFT_NONE ? QFT_NONE : qft_fabric_host_group(fabric, ord);
+	/* Prepend each group from the leaf up: the address reads top first. */
+	while (group != QFT_NONE) {
+		const qft_group_t *g = qft_fabric_group(fabric, group);
+		char *tmp = xstrdup_printf("%s.%s", g->name, addr ? addr : "");
+		xfree(addr);
+		addr = tmp;
+		xstrcat(pattern, "switch.");
+		group = g->parent;
+	}
+	xstrcat(addr, node_name);
+	xstrcat(pattern, "node");
+	*paddr = addr;
+	*ppattern = pattern;
+	return SLURM_SUCCESS;
+}
+
+/* Reads qft.conf and the fabric it names. A failure keeps the fabric in
+ * use and is an error; with no fabric yet (start-up) it is fatal, as a
+ * broken topology.conf is for topology/tree. */
+static int _load_fabric(void)
+{
+	qft_conf_t conf;
+	qft_fabric_t *fresh = NULL;
+	char *err = NULL, *why = NULL;
+	qft_status_t rc;
+
+	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS) {
+		rc = QFT_EINVAL;
+	} else if ((rc = qft_fabric_load(conf.fabric_file, &fresh, &err))) {
+		why = xstrdup(err); /* it names the file */
+		qft_free(err);
+	} else if (!qft_fabric_tuple(fresh)[0]) {
+		why = xstrdup_printf("fabric %s has no recognised PGFT tree (generate it with 'qft gen' or recognise it first)",
+				     conf.fabric_file);
+		qft_fabric_destroy(fresh);
+		rc = QFT_EINVAL;
+	}
+	if (rc != QFT_OK) {
+		qft_conf_free(&conf);
+		if (!fabric)
+			fatal("%s: %s", plugin_type, why);
+		error("%s: %s; keeping the fabric loaded from %s",
+		      plugin_type, why, fabric_source);
+		xfree(why);
+		return SLURM_ERROR;
+	}
+	qft_fabric_destroy(fabric);
+	fabric = fresh;
+	xfree(fabric_source);
+	fabric_source = xstrdup(conf.fabric_file);
+	info("%s: fabric %s: PGFT(%s), %zu hosts, %zu switch groups",
+	     plugin_type, fabric_source, qft_fabric_tuple(fabric),
+	     qft_fabric_host_count(fabric), qft_fabric_group_count(fabric));
+	qft_conf_free(&conf);
+	return SLURM_SUCCESS;
+}
+
+/* Nodes of slurm.conf the fabric lacks, and fabric hosts slurm.conf lacks:
+ * warnings, as topology/tree warns about nodes outside every switch. */
+static void _report_node_mismatch(void)
+{
+	node_record_t *node_ptr;
+	hostlist_t missing = hostlist_create(NULL);
+	hostlist_t extra = hostlist_create(NULL);
+	char *names;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++)
+		if (qft_fabric_find_host(fabric, node_ptr->name) == QFT_NONE)
+			hostlist_push_host(missing, node_ptr->name);
+	for (size_t h = 0; h < qft_fabric_host_count(fabric); h++) {
+		const char *name = qft_fabric_host_name(fabric, h);
+		if (!name[0] || !find_node_record2((char *) name))
+			hostlist_push_host(extra, name[0] ? name : "(unnamed)");
+	}
+	if (hostlist_count(missing)) {
+		names = hostlist_ranged_string_xmalloc(missing);
+		error("%s: WARNING: %d nodes of slurm.conf are not in fabric %s, they join no switch and rank last: %s",
+		      plugin_type, hostlist_count(missing), fabric_source,
+		      names);
+		xfree(names);
+	}
+	if (hostlist_count(extra)) {
+		names = hostlist_ranged_string_xmalloc(extra);
+		info("%s: %d hosts of fabric %s are not nodes of slurm.conf and are ignored: %s",
+		     plugin_type, hostlist_count(extra), fabric_source, names);
+		xfree(names);
+	}
+	hostlist_destroy(missing);
+	hostlist_destroy(extra);
+}
+
+static void _free_switch_table(void)
+{
+	for (int i = 0; i < switch_record_cnt; i++) {
+		switch_record_t *s = &switch_record_table[i];
+		xfree(s->name);
+		xfree(s->nodes);
+		xfree(s->switches);
+		xfree(s->switches_dist);
+		xfree(s->switch_desc_index);
+		xfree(s->switch_index);
+		FREE_NULL_BITMAP(s->node_bitmap);
+	}
+	xfree(switch_record_table);
+	switch_record_cnt = 0;
+	switch_levels = 0;
+}
+
+/* Switch hops between two groups of the tree, through their common
+ * ancestor. */
+static uint32_t _group_distance(size_t a, size_t b)
+{
+	uint32_t da = 0, db;
+	for (size_t x = a; x != QFT_NONE; x = qft_fabric_group(fabric, x)->parent, da++) {
+		db = 0;
+		for (size_t y = b; y != QFT_NONE; y = qft_fabric_group(fabric, y)->parent, db++)
+			if (x == y)
+				return da + db;
+	}
+	return INFINITE;
+}
+
+static void _add_descendants(switch_record_t *s, size_t group)
+{
+	const qft_group_t *g = qft_fabric_group(fabric, group);
+	for (size_t c = 0; c < g->child_count; c++) {
+		s->switch_desc_index[s->num_desc_switches++] = g->children[c];
+		_add_descendants(s, g->children[c]);
+	}
+}
+
+/* One switch record per group, in the library's order (leaves first), so
+ * that record index == group index. */
+static int _build_switch_table(void)
+{
+	size_t count = qft_fabric_group_count(fabric);
+	hostlist_t hl;
+
+	_free_switch_table();
+	if (count >= UINT16_MAX) {
+		error("%s: %zu switch groups, Slurm's switch table holds at most %u",
+		      plugin_type, count, UINT16_MAX - 1);
+		return SLURM_ERROR;
+	}
+	switch_record_table = xcalloc(count, sizeof(switch_record_t));
+	switch_record_cnt = count;
+	for (size_t i = 0; i < count; i++) {
+		const qft_group_t *g = qft_fabric_group(fabric, i);
+		switch_record_t *s = &switch_record_table[i];
+
+		s->level = g->level - 1; /* Slurm: leaf switches are level 0 */
+		switch_levels = MAX(switch_levels, s->level);
+		s->name = xstrdup(g->name);
+		s->link_speed = g->link_gbps;
+		s->parent = g->parent == QFT_NONE ? 0 : g->parent;
+		s->node_bitmap = bit_alloc(node_record_count);
+		for (size_t h = 0; h < g->host_count; h++) {
+			node_record_t *node_ptr = find_node_record2(
+				(char *) qft_fabric_host_name(fabric, g->hosts[h]));
+			if (node_ptr)
+				bit_set(s->node_bitmap, node_ptr->index);
+		}
+		/* all nodes below, as topology/tree shows them */
+		s->nodes = bitmap2node_name(s->node_bitmap);
+		s->num_switches = g->child_count;
+		s->switch_index = xcalloc(g->child_count + 1, sizeof(uint16_t));
+		hl = hostlist_create(NULL);
+		for (size_t c = 0; c < g->child_count; c++) {
+			s->switch_index[c] = g->children[c];
+			hostlist_push_host(hl, qft_fabric_group(fabric, g->children[c])->name);
+		}
+		if (g->child_count)
+			s->switches = hostlist_ranged_string_xmalloc(hl);
+		hostlist_destroy(hl);
+		s->switch_desc_index = xcalloc(count, sizeof(uint16_t));
+		_add_descendants(s, i);
+		s->switches_dist = xcalloc(count, sizeof(uint32_t));
+		for (size_t j = 0; j < count; j++)
+			s->switches_dist[j] = _group_distance(i, j);
+		debug2("%s: switch %s level %d nodes %s switches %s, physical: %s",
+		       plugin_type, s->name, s->level, s->nodes, s->switches,
+		       g->switches);
+	}
+	info("%s: switch table of %d records on %d levels", plugin_type,
+	     switch_record_cnt, switch_levels + 1);
+	return SLURM_SUCCESS;
+}
