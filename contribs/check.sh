@@ -1,12 +1,20 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite on a fresh Debian 12 machine: installs what it needs,
-# builds, runs `make check` (cmocka unit tests, C API test, CLI tests), then
-# again under AddressSanitizer + UndefinedBehaviorSanitizer, then prints
-# the benchmark figures.
+# fetches and configures Debian's Slurm source, builds, runs `make check`
+# (cmocka unit tests, C API test, CLI tests), the same under
+# AddressSanitizer + UndefinedBehaviorSanitizer, `make check-slurm` (the
+# plugins in a real front-end slurmctld, built from the same source), then
+# prints the benchmark figures. Needs root (apt-get, slurmd).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$top/build"
 "$top/contribs/scripts/deps.sh"
+echo "== Slurm source (contribs/slurm/slurm-source.sh)"
+"$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source.log" 2>&1 || {
+	tail -30 "$top/build/slurm-source.log"
+	exit 1
+}
 
 run_check() {
 	local name=$1
@@ -26,5 +34,7 @@ run_check() {
 
 run_check release
 run_check sanitize --enable-sanitizers
+echo "== make check-slurm (front-end slurmctld)"
+make -C "$top/build/release" -s check-slurm
 echo "== make bench (figures, not pass/fail)"
 make -C "$top/build/release" -s bench

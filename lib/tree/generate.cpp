@@ -99,7 +99,8 @@ Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
 	std::vector<std::vector<NodeId>> nodes(h + 1);
 	unsigned host_ports = g.up_ports(0);
 	for (uint64_t j = 0; j < n; j++) {
-		NodeId id = f.add_host(kHostGuidBase + j + 1, names[j] + " HCA-1",
+		// Port p's GUID is node GUID + p (ibsim, OpenSM): step by 2.
+		NodeId id = f.add_host(kHostGuidBase + 2 * (j + 1), names[j] + " HCA-1",
 				       names[j], host_ports);
 		Node &node = f.node(id);
 		node.level = 0;

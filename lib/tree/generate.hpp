@@ -28,8 +28,9 @@ struct GenOptions {
 
 // Switch ports: down-port r is IB port r+1, up-port q is IB port
 // m_l p_l + q + 1; host up-port q is IB port q+1. Hosts get LIDs
-// (j+1) << lmc, switches the LIDs after them. GUIDs: hosts
-// 0x0002c90300000000 + j+1, switches 0x0002c90400000000 + (l << 24) + index.
+// (j+1) << lmc, switches the LIDs after them. Node GUIDs: hosts
+// 0x0002c90300000000 + 2(j+1), so that port GUIDs (node GUID + port) stay
+// unique, switches 0x0002c90400000000 + (l << 24) + index.
 Fabric generate_pgft(const Pgft &pgft, const GenOptions &opt);
 
 // Formats one host name; throws Error(invalid) for a pattern without

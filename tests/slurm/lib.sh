@@ -1,0 +1,78 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared helpers of the Slurm integration tests (sourced).
+#   QFT               the qft tool
+#   QFT_PLUGIN_BUILD  build dir of the plugins (<build>/src/plugins)
+#   QFT_TEST_ROOT     where each test puts its clusters (default build/slurm-tests)
+set -uo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+HARNESS=$HERE/harness.sh
+: "${QFT:?QFT must name the qft tool}"
+: "${QFT_PLUGIN_BUILD:?QFT_PLUGIN_BUILD must name the plugin build dir}"
+ROOT=${QFT_TEST_ROOT:-$REPO/build/slurm-tests}
+PASS=0
+FAIL=0
+CLUSTERS=()
+
+say() { printf '[%s %s] %s\n' "${TEST_NAME:-test}" "$(date +%H:%M:%S)" "$*"; }
+ok() { PASS=$((PASS + 1)); say "ok: $*"; }
+bad() { FAIL=$((FAIL + 1)); say "FAIL: $*"; }
+check() { # check DESCRIPTION CMD...: ok if CMD succeeds
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1 = '$2', wanted '$3'"; fi; }
+
+stop_all() {
+	local w
+	for w in "${CLUSTERS[@]}"; do
+		[ "${QFT_KEEP:-0}" = 1 ] || "$HARNESS" stop -w "$w" >/dev/null 2>&1 || true
+	done
+}
+trap stop_all EXIT
+
+finish() {
+	echo "${TEST_NAME:-test}: $PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
+	exit $?
+}
+
+# plugin_dir DIR: the built plugins, copied where PluginDir can list them.
+plugin_dir() {
+	mkdir -p "$1"
+	cp "$QFT_PLUGIN_BUILD"/*/*/*.so "$1/"
+}
+
+# start_cluster WORKDIR HARNESS-ARGS...: fresh cluster, remembered for stop.
+start_cluster() {
+	local w=$1
+	shift
+	"$HARNESS" stop -w "$w" >/dev/null 2>&1 || true
+	CLUSTERS+=("$w")
+	mkdir -p "$w"
+	QFT_START_TIMEOUT=${QFT_START_TIMEOUT:-60} "$HARNESS" start -w "$w" "$@" >"$w.start.out" 2>&1
+}
+
+# job_state BIN JOBID: waits for the job to end, prints its final state.
+wait_job() {
+	local bin=$1 id=$2 state=
+	for _ in $(seq 1 240); do
+		state=$("$bin/scontrol" -o show job "$id" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p')
+		case $state in COMPLETED | FAILED | CANCELLED | TIMEOUT | NODE_FAIL | OUT_OF_MEMORY) break ;; esac
+		sleep 0.5
+	done
+	echo "$state"
+}
+
+# tree_names FABRIC [FIRST COUNT]: host names in tree order.
+tree_names() {
+	python3 - "$@" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+hosts = sorted(f["hosts"], key=lambda h: h["index"])
+first = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+count = int(sys.argv[3]) if len(sys.argv) > 3 else len(hosts)
+print("\n".join(h["name"] for h in hosts[first:first + count]))
+PY
+}
