@@ -63,6 +63,8 @@ int cmd_order(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_patterns(int argc, char **argv);
 int cmd_topology_conf(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_recognise(int argc, char **argv);
 
 } // namespace qft::cli
 

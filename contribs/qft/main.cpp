@@ -14,6 +14,8 @@ const char kUsage[] =
 	"commands:\n"
 	"  gen pgft TUPLE [-o FABRIC.json] [--ibsim NET] [--names PATTERN]\n"
 	"                 [--first N] [--lmc N] [--shuffle-names SEED] [--require-rlft]\n"
+	"  import ibnetdiscover FILE [-o FABRIC.json] [--names REGEX] [--raw] [--json]\n"
+	"  recognise FABRIC.json [-o ANNOTATED.json] [--json]\n"
 	"  info     --fabric F\n"
 	"  route    --fabric F --src HOST --dst HOST [--lid-offset K]\n"
 	"  score    --fabric F (--hosts LIST | --jobs FILE) [--pattern P]\n"
@@ -34,6 +36,8 @@ const Command kCommands[] = {
 	{"route", qft::cli::cmd_route},   {"score", qft::cli::cmd_score},
 	{"order", qft::cli::cmd_order},   {"patterns", qft::cli::cmd_patterns},
 	{"topology-conf", qft::cli::cmd_topology_conf},
+	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
+	{"recognize", qft::cli::cmd_recognise},
 };
 
 } // namespace
