@@ -4,7 +4,8 @@
 # fetches and configures Debian's Slurm source, builds, runs `make check`
 # (cmocka unit tests, C API test, CLI tests), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer, `make check-slurm` (the
-# plugins in a real front-end slurmctld, built from the same source), then
+# plugins in a real front-end slurmctld, built from the same source),
+# `make check-ib` (qft's tables in a real OpenSM on ibsim), then
 # prints the benchmark figures. Needs root (apt-get, slurmd).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,5 +37,7 @@ run_check release
 run_check sanitize --enable-sanitizers
 echo "== make check-slurm (front-end slurmctld)"
 make -C "$top/build/release" -s check-slurm
+echo "== make check-ib (OpenSM on ibsim)"
+make -C "$top/build/release" -s check-ib
 echo "== make bench (figures, not pass/fail)"
 make -C "$top/build/release" -s bench

@@ -72,14 +72,19 @@ unsigned long Args::number(const std::string &opt, unsigned long def,
 	return std::stoul(v);
 }
 
-std::unique_ptr<Model> load_model(const std::string &path,
-				  const std::string &routing)
+std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing,
+				  const std::string &lft_path)
 {
 	auto m = std::make_unique<Model>();
 	m->fabric = fabric_load_json(path);
 	if (!m->fabric.tree_tuple().empty())
 		m->tree.emplace(Tree::from_fabric(m->fabric));
-	m->router = make_router(routing, m->fabric, m->tree ? &*m->tree : nullptr);
+	if (!lft_path.empty()) {
+		m->lfts.emplace(load_lfts(m->fabric, lft_path));
+		m->router = std::make_unique<TableRouter>(m->fabric, *m->lfts);
+	} else {
+		m->router = make_router(routing, m->fabric, m->tree ? &*m->tree : nullptr);
+	}
 	return m;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "lib/fabric/fabric.hpp"
+#include "lib/route/lft.hpp"
 #include "lib/route/router.hpp"
 #include "lib/tree/tree.hpp"
 
@@ -39,14 +40,16 @@ private:
 	std::vector<std::string> pos_;
 };
 
-// A loaded fabric with its tree (when it has one) and a routing.
+// A loaded fabric with its tree (when it has one) and a routing: closed
+// form by name, or the forwarding tables of an LFT file.
 struct Model {
 	Fabric fabric;
 	std::optional<Tree> tree;
+	std::optional<Lfts> lfts;
 	std::unique_ptr<Router> router;
 };
-std::unique_ptr<Model> load_model(const std::string &path,
-				  const std::string &routing);
+std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing,
+				  const std::string &lft_path = "");
 
 // Host names from "all", a host list expression, or "@FILE" (host list
 // expressions, one or more per line, '#' starts a comment).
@@ -64,6 +67,7 @@ int cmd_info(int argc, char **argv);
 int cmd_patterns(int argc, char **argv);
 int cmd_topology_conf(int argc, char **argv);
 int cmd_import(int argc, char **argv);
+int cmd_lft(int argc, char **argv);
 int cmd_recognise(int argc, char **argv);
 
 } // namespace qft::cli

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// qft topology-conf: the tree as topology.conf for stock topology/tree.
+// Exports: qft topology-conf (the tree as topology.conf for stock
+// topology/tree), qft lft (closed-form D-Mod-K tables for OpenSM's file
+// routing engine).
 #include <cstdio>
 
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
+#include "lib/fabric/fabric_json.hpp"
+#include "lib/route/dmodk.hpp"
 #include "lib/tree/topology_conf.hpp"
 
 namespace qft::cli {
@@ -18,6 +22,23 @@ int cmd_topology_conf(int argc, char **argv)
 		fail(Status::invalid, args.need("--fabric"),
 		     ": the fabric has no PGFT tree to export");
 	std::string text = topology_conf_text(m->fabric, *m->tree);
+	if (args.get("-o", "-") == "-")
+		std::fputs(text.c_str(), stdout);
+	else
+		write_file(args.get("-o"), text);
+	return 0;
+}
+
+int cmd_lft(int argc, char **argv)
+{
+	Args args(argc, argv, 2, {"--fabric", "-o", "--lmc"}, {});
+	if (!args.positional().empty())
+		throw UsageError{"unexpected argument " + args.positional()[0]};
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
+	if (args.has("--lmc"))
+		set_lmc_checked(m->fabric, unsigned(args.number("--lmc", 0, 7)));
+	DModK dmodk(m->fabric, *m->tree); // after the LMC: it routes every offset
+	std::string text = lfts_dump_text(m->fabric, dmodk.tables());
 	if (args.get("-o", "-") == "-")
 		std::fputs(text.c_str(), stdout);
 	else

@@ -9,12 +9,12 @@ namespace qft::cli {
 
 int cmd_route(int argc, char **argv)
 {
-	Args args(argc, argv, 2, {"--fabric", "--src", "--dst", "--lid-offset", "--routing"},
-		  {});
+	Args args(argc, argv, 2,
+		  {"--fabric", "--src", "--dst", "--lid-offset", "--routing", "--lft"}, {});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m =
-		load_model(args.need("--fabric"), args.get("--routing", "dmodk"));
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"),
+					      args.get("--routing", "dmodk"), args.get("--lft"));
 	const Fabric &f = m->fabric;
 	HostOrd ends[2];
 	const char *opts[2] = {"--src", "--dst"};

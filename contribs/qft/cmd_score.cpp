@@ -16,14 +16,18 @@ int cmd_score(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--pattern", "--order", "--routing",
-		   "--lid-offset", "--worst"},
+		   "--lid-offset", "--worst", "--lft"},
 		  {"--json", "--bandwidth"});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
 	if (args.has("--hosts") == args.has("--jobs"))
 		throw UsageError{"give exactly one of --hosts and --jobs"};
-	std::string routing = args.get("--routing", "dmodk");
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing);
+	if (args.has("--lft") && args.has("--routing"))
+		throw UsageError{"give --routing or --lft, not both"};
+	std::string routing = args.has("--lft") ? "lft:" + args.get("--lft")
+						: args.get("--routing", "dmodk");
+	std::unique_ptr<Model> m =
+		load_model(args.need("--fabric"), routing, args.get("--lft"));
 	const Fabric &f = m->fabric;
 	const Tree *tree = m->tree ? &*m->tree : nullptr;
 

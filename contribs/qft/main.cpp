@@ -20,9 +20,10 @@ const char kUsage[] =
 	"  route    --fabric F --src HOST --dst HOST [--lid-offset K]\n"
 	"  score    --fabric F (--hosts LIST | --jobs FILE) [--pattern P]\n"
 	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
-	"           [--worst N] [--bandwidth]\n"
+	"           [--worst N] [--bandwidth] [--lft LFTS.dump]\n"
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
 	"  topology-conf --fabric F [-o FILE]\n"
+	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  patterns\n"
 	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";
 
@@ -37,7 +38,7 @@ const Command kCommands[] = {
 	{"order", qft::cli::cmd_order},   {"patterns", qft::cli::cmd_patterns},
 	{"topology-conf", qft::cli::cmd_topology_conf},
 	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
-	{"recognize", qft::cli::cmd_recognise},
+	{"recognize", qft::cli::cmd_recognise}, {"lft", qft::cli::cmd_lft},
 };
 
 } // namespace

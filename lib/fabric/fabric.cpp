@@ -139,6 +139,36 @@ void Fabric::set_lmc(unsigned lmc)
 	lmc_ = lmc;
 }
 
+void set_lmc_checked(Fabric &f, unsigned lmc)
+{
+	if (lmc > 7)
+		fail(Status::invalid, "LMC ", lmc, ", expected 0..7");
+	uint32_t per = 1u << lmc;
+	std::unordered_map<uint32_t, NodeId> owner;
+	for (NodeId id = 0; id < f.node_count(); id++) {
+		const Node &n = f.node(id);
+		if (n.type == NodeType::switch_node)
+			owner[n.lid] = id;
+		else
+			for (unsigned p = 0; p < n.num_ports; p++)
+				owner[f.port(n.first_port + p).lid] = id;
+	}
+	for (NodeId h : f.hosts()) {
+		uint32_t base = f.host_lid(f.host_ord(h));
+		if (base % per)
+			fail(Status::invalid, f.node_label(h), ": base LID ", base,
+			     " is not a multiple of 2^LMC = ", per,
+			     "; generate with qft gen --lmc or discover under opensm -l");
+		for (uint32_t k = 1; k < per; k++) {
+			auto it = owner.find(base + k);
+			if (it != owner.end() && it->second != h)
+				fail(Status::invalid, f.node_label(h), ": LID ", base + k,
+				     " (offset ", k, ") belongs to ", f.node_label(it->second));
+		}
+	}
+	f.set_lmc(lmc);
+}
+
 std::string Fabric::node_label(NodeId id) const
 {
 	const Node &n = nodes_.at(id);

@@ -108,6 +108,11 @@ private:
 
 std::string guid_text(uint64_t guid);
 
+// Sets the LMC when the LIDs allow it: every host base LID a multiple of
+// 2^lmc and its 2^lmc LIDs free of other nodes' LIDs. Throws Error(invalid)
+// naming the first host that breaks this.
+void set_lmc_checked(Fabric &fabric, unsigned lmc);
+
 } // namespace qft
 
 #endif

@@ -2,6 +2,7 @@
 #include "lib/route/dmodk.hpp"
 
 #include <algorithm>
+#include <deque>
 
 #include "lib/common/error.hpp"
 
@@ -133,6 +134,92 @@ void DModK::add_loads(const Flow *flows, size_t n, uint32_t *load) const
 		add_loads_impl<false>(flows, n, load);
 	else
 		add_loads_impl<true>(flows, n, load);
+}
+
+Lfts DModK::tables() const
+{
+	const Pgft &g = tree_.pgft();
+	Lfts lfts(fabric_);
+	for (unsigned l = 1; l <= h_; l++) {
+		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
+			NodeId sw = tree_.node_at(l, idx);
+			if (sw == kNone)
+				continue;
+			uint64_t upper = idx / g.W(l), route = idx % g.W(l);
+			unsigned b_l = unsigned(route / g.W(l - 1)) % g.w(l);
+			for (HostOrd d = 0; d < tree_index_.size(); d++) {
+				uint64_t j = tree_index_[d];
+				uint32_t lid = fabric_.host_lid(d);
+				if (!lid)
+					continue;
+				for (unsigned k = 0; k < offsets_; k++) {
+					uint64_t v = j + k;
+					PortIdx out = kNone;
+					if (l < h_ && j / g.M(l) != upper) {
+						// up, eq. 1; a missing cable: the next present one
+						unsigned up = g.up_ports(l), q = up_port(l, v);
+						for (unsigned t = 0; t < up && out == kNone; t++)
+							out = tree_.up_port(l, idx, (q + t) % up);
+					} else if (j / g.M(l) == upper) {
+						// down to the child on j's side
+						uint64_t child = route % g.W(l - 1) + g.W(l - 1) * (j / g.M(l - 1));
+						unsigned kk = up_port(l - 1, v) / g.w(l);
+						for (unsigned t = 0; t < g.p(l) && out == kNone; t++) {
+							unsigned q = b_l + ((kk + t) % g.p(l)) * g.w(l);
+							PortIdx c = tree_.up_port(l - 1, child, q);
+							if (c != kNone)
+								out = fabric_.port(c).peer;
+						}
+					}
+					if (out != kNone)
+						lfts.set(sw, lid + k, uint8_t(fabric_.port(out).num));
+				}
+			}
+		}
+	}
+	// Switch LIDs: breadth first from each switch over switch cables.
+	std::vector<NodeId> switches;
+	for (NodeId id = 0; id < fabric_.node_count(); id++)
+		if (fabric_.node(id).type == NodeType::switch_node)
+			switches.push_back(id);
+	std::vector<uint32_t> dist(fabric_.node_count());
+	for (NodeId t : switches) {
+		uint32_t lid = fabric_.node(t).lid;
+		if (!lid)
+			continue;
+		std::fill(dist.begin(), dist.end(), UINT32_MAX);
+		std::deque<NodeId> queue{t};
+		dist[t] = 0;
+		while (!queue.empty()) {
+			NodeId n = queue.front();
+			queue.pop_front();
+			const Node &node = fabric_.node(n);
+			for (unsigned p = 0; p < node.num_ports; p++) {
+				PortIdx peer = fabric_.port(node.first_port + p).peer;
+				if (peer == kNone)
+					continue;
+				NodeId m = fabric_.port(peer).node;
+				if (fabric_.node(m).type == NodeType::switch_node && dist[m] == UINT32_MAX) {
+					dist[m] = dist[n] + 1;
+					queue.push_back(m);
+				}
+			}
+		}
+		lfts.set(t, lid, 0);
+		for (NodeId s : switches) {
+			if (s == t || dist[s] == UINT32_MAX)
+				continue;
+			const Node &node = fabric_.node(s);
+			for (unsigned p = 0; p < node.num_ports; p++) {
+				PortIdx peer = fabric_.port(node.first_port + p).peer;
+				if (peer != kNone && dist[fabric_.port(peer).node] + 1 == dist[s]) {
+					lfts.set(s, lid, uint8_t(p + 1));
+					break;
+				}
+			}
+		}
+	}
+	return lfts;
 }
 
 } // namespace qft

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/route/lft.hpp"
 #include "lib/route/router.hpp"
 #include "lib/tree/tree.hpp"
 
@@ -42,6 +43,14 @@ public:
 
 	// q_l(v) of eq. 1, for tests and reports.
 	unsigned up_port(unsigned level, uint64_t v) const;
+
+	// The forwarding tables of this routing, for every host LID offset:
+	// a switch outside the destination's subtree sends it up by eq. 1; an
+	// ancestor sends it down to the child on the destination's side, over
+	// the parallel cable the destination's own up-path uses. A missing up
+	// cable falls back to the next present up-port. Switch LIDs (for
+	// management traffic) get shortest paths, lowest port first.
+	Lfts tables() const;
 
 private:
 	// The level of the lowest common ancestor of src and dst: one more than

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/route/lft.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "lib/common/error.hpp"
+
+namespace qft {
+
+constexpr uint32_t kMaxLid = 0xbfff; // unicast
+
+Lfts::Lfts(const Fabric &fabric) : table_(fabric.node_count()) {}
+
+void Lfts::set(NodeId sw, uint32_t lid, uint8_t port)
+{
+	std::vector<uint8_t> &t = table_[sw];
+	if (lid >= t.size())
+		t.resize(lid + 1, kNoRoute);
+	t[lid] = port;
+}
+
+size_t Lfts::switches_with_tables() const
+{
+	size_t n = 0;
+	for (const auto &t : table_)
+		n += !t.empty();
+	return n;
+}
+
+Lfts parse_lfts(const Fabric &fabric, const std::string &text, const std::string &origin)
+{
+	Lfts lfts(fabric);
+	std::istringstream in(text);
+	std::string s;
+	size_t line = 0, blocks = 0;
+	NodeId sw = kNone;
+	auto bad = [&](const std::string &what) {
+		fail(Status::parse, origin, ":", line, ": expected ", what);
+	};
+	while (std::getline(in, s)) {
+		line++;
+		if (s.find("Unicast lids") != std::string::npos) {
+			size_t g = s.find("guid 0x");
+			if (g == std::string::npos)
+				bad("\"guid 0x...\" in the \"Unicast lids\" header");
+			uint64_t guid = std::strtoull(s.c_str() + g + 7, nullptr, 16);
+			sw = fabric.find_guid(guid);
+			if (sw == kNone)
+				fail(Status::not_found, origin, ":", line, ": switch GUID ",
+				     guid_text(guid), " is not in the fabric");
+			if (fabric.node(sw).type != NodeType::switch_node)
+				fail(Status::invalid, origin, ":", line, ": GUID ", guid_text(guid),
+				     " is ", fabric.node_label(sw), ", not a switch");
+			blocks++;
+			continue;
+		}
+		size_t i = s.find_first_not_of(" \t");
+		if (i == std::string::npos || s.compare(i, 2, "0x") != 0)
+			continue; // column headers, trailers, warnings, blank lines
+		if (sw == kNone)
+			bad("a \"Unicast lids ... guid 0x...\" header before the first entry");
+		char *end = nullptr;
+		errno = 0;
+		unsigned long lid = std::strtoul(s.c_str() + i, &end, 16);
+		if (errno || end == s.c_str() + i + 2 || lid > kMaxLid)
+			bad("a unicast LID 0x0001..0xbfff");
+		char *pend = nullptr;
+		unsigned long port = std::strtoul(end, &pend, 10);
+		if (pend == end || !std::isspace((unsigned char)*end))
+			bad("an out-port number after the LID");
+		if (port > fabric.node(sw).num_ports)
+			bad(cat("a port of ", fabric.node_label(sw), " (0..",
+				fabric.node(sw).num_ports, "), not ", port).c_str());
+		lfts.set(sw, uint32_t(lid), uint8_t(port));
+	}
+	if (blocks == 0)
+		fail(Status::parse, origin, ": no \"Unicast lids\" table: not an LFT dump");
+	return lfts;
+}
+
+Lfts load_lfts(const Fabric &fabric, const std::string &path)
+{
+	std::ifstream in(path, std::ios::binary);
+	if (!in)
+		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
+	std::ostringstream buf;
+	buf << in.rdbuf();
+	return parse_lfts(fabric, buf.str(), path);
+}
+
+std::string lfts_dump_text(const Fabric &f, const Lfts &lfts)
+{
+	// Who answers each LID: a host port (port GUID = node GUID + port) or
+	// a switch (its node GUID, port 0).
+	std::vector<std::string> who(kMaxLid + 1);
+	uint32_t top = 0;
+	unsigned per = 1u << f.lmc();
+	for (NodeId id = 0; id < f.node_count(); id++) {
+		const Node &n = f.node(id);
+		if (n.type == NodeType::switch_node) {
+			if (n.lid && n.lid <= kMaxLid) {
+				who[n.lid] = cat("Switch portguid ", guid_text(n.guid), ": '", n.desc, "'");
+				top = std::max(top, n.lid);
+			}
+			continue;
+		}
+		for (unsigned p = 0; p < n.num_ports; p++) {
+			const Port &port = f.port(n.first_port + p);
+			for (unsigned k = 0; port.lid && k < per && port.lid + k <= kMaxLid; k++) {
+				who[port.lid + k] = cat("Channel Adapter portguid ",
+							guid_text(n.guid + port.num), ": '", n.desc, "'");
+				top = std::max(top, port.lid + k);
+			}
+		}
+	}
+	std::string out;
+	char buf[32];
+	for (NodeId id = 0; id < f.node_count(); id++) {
+		const Node &n = f.node(id);
+		if (n.type != NodeType::switch_node)
+			continue;
+		out += cat("Unicast lids [0-", top, "] of switch Lid ", n.lid, " guid ",
+			   guid_text(n.guid), " ('", n.desc, "'):\n");
+		for (uint32_t lid = 1; lid <= top; lid++) {
+			uint8_t port = lfts.port(id, lid);
+			if (port == kNoRoute || who[lid].empty())
+				continue;
+			std::snprintf(buf, sizeof(buf), "0x%04x %03u # ", unsigned(lid), unsigned(port));
+			out += buf + who[lid] + "\n";
+		}
+		out += cat(top, " lids dumped\n");
+	}
+	return out;
+}
+
+TableRouter::TableRouter(const Fabric &fabric, const Lfts &lfts)
+	: fabric_(fabric), lfts_(lfts), lid_owner_(kMaxLid + 1, kNone)
+{
+	unsigned per = 1u << fabric.lmc();
+	for (HostOrd h = 0; h < fabric.hosts().size(); h++) {
+		const Node &n = fabric.node(fabric.hosts()[h]);
+		for (unsigned p = 0; p < n.num_ports; p++) {
+			uint32_t base = fabric.port(n.first_port + p).lid;
+			for (unsigned k = 0; base && k < per && base + k <= kMaxLid; k++)
+				lid_owner_[base + k] = h;
+		}
+	}
+}
+
+unsigned TableRouter::path(HostOrd src, HostOrd dst, unsigned offset, PortIdx *out) const
+{
+	if (src == dst)
+		return 0;
+	if (offset >= offsets())
+		fail(Status::invalid, "LID offset ", offset, ", expected 0..", offsets() - 1);
+	uint32_t lid = fabric_.host_lid(dst) + offset;
+	const Node &s = fabric_.node(fabric_.hosts()[src]);
+	PortIdx at = kNone; // the sending port
+	for (unsigned p = 0; p < s.num_ports && at == kNone; p++)
+		if (fabric_.port(s.first_port + p).peer != kNone)
+			at = s.first_port + p;
+	if (at == kNone)
+		fail(Status::unroutable, fabric_.node_label(fabric_.hosts()[src]), " has no cable");
+	unsigned n = 0;
+	for (;;) {
+		if (n == kMaxPathLinks)
+			fail(Status::unroutable, "LFTs loop on the way from ",
+			     fabric_.node_label(fabric_.hosts()[src]), " to LID ", lid);
+		out[n++] = at;
+		const Port &arrive = fabric_.port(fabric_.port(at).peer);
+		NodeId node = arrive.node;
+		if (fabric_.node(node).type == NodeType::host) {
+			if (lid_owner_[lid] != fabric_.host_ord(node))
+				fail(Status::unroutable, "LFTs deliver LID ", lid, " to ",
+				     fabric_.node_label(node), ", not to ",
+				     fabric_.node_label(fabric_.hosts()[dst]));
+			return n;
+		}
+		uint8_t port = lfts_.port(node, lid);
+		if (port == kNoRoute || port == 0)
+			fail(Status::unroutable, fabric_.node_label(node), " has no route to LID ",
+			     lid, " (", fabric_.node_label(fabric_.hosts()[dst]), ")");
+		at = fabric_.port_index(node, port);
+		if (fabric_.port(at).peer == kNone)
+			fail(Status::unroutable, fabric_.port_label(at), " routes LID ", lid,
+			     " to a port without a cable");
+	}
+}
+
+} // namespace qft
