@@ -12,6 +12,8 @@
 #include "qft_config.h"
 #include "lib/common/error.hpp"
 #include "lib/fabric/fabric_json.hpp"
+#include "lib/fabric/ibnetdiscover.hpp"
+#include "lib/tree/recognise.hpp"
 #include "lib/place/order.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/score/score.hpp"
@@ -29,6 +31,7 @@ struct qft_fabric {
 	std::vector<std::string> group_switches;
 	std::vector<qft_group_t> c_groups;
 	std::vector<size_t> host_group; // host ordinal -> leaf group
+	std::string report;             // findings of the import, a line each
 
 	explicit qft_fabric(qft::Fabric f) : fabric(std::move(f))
 	{
@@ -162,6 +165,36 @@ qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 		*out = nullptr;
 		*out = new qft_fabric(qft::fabric_load_json(path));
 	});
+}
+
+qft_status_t qft_fabric_import_ibnetdiscover(const char *path, const char *name_regex,
+					     qft_fabric_t **out, char **err)
+{
+	return guard(err, [&] {
+		need(path, "path");
+		need(out, "out");
+		*out = nullptr;
+		qft::HostNaming naming{name_regex ? name_regex : ""};
+		qft::ImportResult imp = qft::load_ibnetdiscover(path, naming);
+		qft::Recognition r = qft::recognise(imp.fabric);
+		std::string report;
+		for (const std::string &w : imp.warnings)
+			report += w + "\n";
+		for (const qft::RecognisedCable &c : r.missing_cables)
+			report += qft::cat(path, ": missing cable ", c.text, "\n");
+		for (const std::string &s : r.missing_switches)
+			report += qft::cat(path, ": no switch at ", s, "\n");
+		for (const std::string &s : r.detached_text)
+			report += qft::cat(path, ": detached ", s, "\n");
+		auto *f = new qft_fabric(std::move(imp.fabric));
+		f->report = std::move(report);
+		*out = f;
+	});
+}
+
+const char *qft_fabric_report(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->report.c_str() : "";
 }
 
 qft_status_t qft_fabric_generate(const char *tuple, const char *name_pattern,

@@ -139,17 +139,20 @@ struct LocalCa {
 	std::vector<LocalPort> ports;
 };
 
+// umad_get_cas_names() answers "mthca0" when there is no CA at all (a
+// libibumad default); the device list does not.
 std::vector<std::string> local_ca_names()
 {
-	char names[UMAD_MAX_DEVICES][UMAD_CA_NAME_LEN];
 	errno = 0;
-	int n = umad_get_cas_names(names, UMAD_MAX_DEVICES);
-	if (n < 0)
-		fail(Status::io, "live discovery: cannot list the InfiniBand CAs: ",
-		     std::strerror(errno ? errno : -n));
+	struct umad_device_node *list = umad_get_ca_device_list();
+	int err = errno;
 	std::vector<std::string> out;
-	for (int i = 0; i < n; i++)
-		out.emplace_back(names[i], strnlen(names[i], UMAD_CA_NAME_LEN));
+	for (struct umad_device_node *d = list; d; d = d->next)
+		out.emplace_back(d->ca_name);
+	umad_free_ca_device_list(list);
+	if (out.empty() && err && err != ENOENT)
+		fail(Status::io, "live discovery: cannot list the InfiniBand CAs: ",
+		     std::strerror(err));
 	return out;
 }
 

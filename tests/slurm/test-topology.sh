@@ -102,7 +102,39 @@ else
 fi
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
-# --- 4. start-up errors: slurmctld refuses to start and says why ---------
+# --- 4. ibnetdiscover output as the fabric, one cable missing -----------
+# (the fixture is real ibnetdiscover output from ibsim, tests/data/ib)
+python3 - "$REPO/tests/data/ib/pgft-2-4/ibnetdiscover.txt" "$T/ibnet.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+out, node = [], None
+for l in lines:
+    m = re.match(r'(Switch|Ca)\s+\d+ "([^"]+)"', l)
+    if m:
+        node = m.group(2)
+    # the cable "qft L1 3.0" port 8 <-> "qft L2 3.0" port 4, from both ends
+    if (node == "S-0002c90401000003" and l.startswith("[8]")) or \
+       (node == "S-0002c90402000003" and l.startswith("[4]")):
+        continue
+    out.append(l)
+open(sys.argv[2], "w").write("\n".join(out))
+PY
+mkdir -p "$T/c4conf"
+printf 'FabricFile=ibnet.txt\nFabricFormat=ibnetdiscover\n' >"$T/c4conf/qft.conf"
+W=$T/c4
+if start_cluster "$W" -n 16 -p "$T/plugins" -t topology/qft -c "$T/c4conf/qft.conf" -c "$T/ibnet.txt"; then
+	check "ibnetdiscover fabric recognised in slurmctld" \
+		grep -q "topology/qft: fabric $W/etc/ibnet.txt: PGFT(2;4,4;1,4;1,1), 16 hosts" "$W/log/slurmctld.log"
+	check "the missing cable is named with both switches" \
+		grep -q "topology/qft: WARNING: $W/etc/ibnet.txt: missing cable L1 3.0 \"qft L1 3.0\" 0x0002c90401000003 up-port 3 -> L2 3.0 \"qft L2 3.0\" 0x0002c90402000003" "$W/log/slurmctld.log"
+	expect_eq "switches from ibnetdiscover" "$("$W/bin/scontrol" show topology | grep -c '^SwitchName=')" 5
+else
+	cat "$W.start.out"
+	bad "cluster on an ibnetdiscover fabric did not start"
+fi
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
+
+# --- 5. start-up errors: slurmctld refuses to start and says why ---------
 startup_error() { # startup_error NAME NEEDLE QFT.CONF [FILES...]
 	local name=$1 needle=$2 conf=$3
 	shift 3
@@ -133,4 +165,7 @@ head -c 3000 "$T/fabric.json" >"$T/bad/fabric.json"
 echo "FabricFile=fabric.json" >"$T/bad/qft2.conf"
 mkdir -p "$T/bad3" && cp "$T/bad/qft2.conf" "$T/bad3/qft.conf"
 startup_error truncated-fabric "fatal: topology/qft: $T/truncated-fabric/etc/fabric.json:" "$T/bad3/qft.conf" "$T/bad/fabric.json"
+mkdir -p "$T/bad4"
+printf 'FabricFile=fabric.json\nFabricFormat=xml\n' >"$T/bad4/qft.conf"
+startup_error bad-format "fatal: topology/qft: $T/bad-format/etc/qft.conf: FabricFormat=xml, expected json or ibnetdiscover" "$T/bad4/qft.conf" "$T/fabric.json"
 finish

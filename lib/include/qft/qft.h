@@ -75,6 +75,18 @@ QFT_EXPORT const char *qft_version(void);
 /* Loads a fabric JSON file (docs/fabric-json.md). */
 QFT_EXPORT qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out,
 					char **err);
+/* Reads ibnetdiscover output and recognises its tree. Hosts are named by
+ * `name_regex` (one capture group over the node description; NULL or "":
+ * the description's first word). The recognition's findings (missing
+ * cables and switches, unnamed hosts) are in qft_fabric_report(). */
+QFT_EXPORT qft_status_t qft_fabric_import_ibnetdiscover(const char *path,
+							const char *name_regex,
+							qft_fabric_t **out,
+							char **err);
+/* What loading found that does not stop it: one finding per line, "" if
+ * none. */
+QFT_EXPORT const char *qft_fabric_report(const qft_fabric_t *fabric);
+
 /* Generates a PGFT, "h;m1,..;w1,..;p1,..", hosts named by `name_pattern`
  * (NULL: "n%04d", numbered from 1 in tree order). */
 QFT_EXPORT qft_status_t qft_fabric_generate(const char *tuple,

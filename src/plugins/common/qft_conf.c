@@ -22,13 +22,15 @@
 
 static const s_p_options_t qft_conf_options[] = {
 	{"FabricFile", S_P_STRING},
+	{"FabricFormat", S_P_STRING},
+	{"HostNameRegex", S_P_STRING},
 	{NULL}
 };
 
 extern int qft_conf_read(qft_conf_t *conf, char **why)
 {
 	s_p_hashtbl_t *tbl;
-	char *fabric = NULL, *slash;
+	char *fabric = NULL, *format = NULL, *slash;
 
 	memset(conf, 0, sizeof(*conf));
 	*why = NULL;
@@ -40,11 +42,24 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	}
 	tbl = s_p_hashtbl_create(qft_conf_options);
 	if (s_p_parse_file(tbl, NULL, conf->path, false, NULL) != SLURM_SUCCESS) {
-		*why = xstrdup_printf("%s: not a valid qft.conf (the line is named above; keys: FabricFile)",
+		*why = xstrdup_printf("%s: not a valid qft.conf (the line is named above; keys: FabricFile, FabricFormat, HostNameRegex)",
 				      conf->path);
 		s_p_hashtbl_destroy(tbl);
 		return SLURM_ERROR;
 	}
+	if (s_p_get_string(&format, "FabricFormat", tbl)) {
+		if (!xstrcasecmp(format, "ibnetdiscover")) {
+			conf->format = QFT_FORMAT_IBNETDISCOVER;
+		} else if (xstrcasecmp(format, "json")) {
+			*why = xstrdup_printf("%s: FabricFormat=%s, expected json or ibnetdiscover",
+					      conf->path, format);
+			xfree(format);
+			s_p_hashtbl_destroy(tbl);
+			return SLURM_ERROR;
+		}
+		xfree(format);
+	}
+	s_p_get_string(&conf->host_name_regex, "HostNameRegex", tbl);
 	if (!s_p_get_string(&fabric, "FabricFile", tbl) || !fabric[0]) {
 		*why = xstrdup_printf("%s: FabricFile= is missing", conf->path);
 		xfree(fabric);
@@ -67,4 +82,5 @@ extern void qft_conf_free(qft_conf_t *conf)
 {
 	xfree(conf->path);
 	xfree(conf->fabric_file);
+	xfree(conf->host_name_regex);
 }

@@ -8,9 +8,16 @@
 #ifndef QFT_PLUGINS_QFT_CONF_H
 #define QFT_PLUGINS_QFT_CONF_H
 
+typedef enum {
+	QFT_FORMAT_JSON,          /* slurm-qft fabric JSON (qft gen, qft import) */
+	QFT_FORMAT_IBNETDISCOVER, /* ibnetdiscover output, recognised on load */
+} qft_fabric_format_t;
+
 typedef struct {
-	char *path;        /* qft.conf itself */
-	char *fabric_file; /* FabricFile=, made absolute */
+	char *path;                 /* qft.conf itself */
+	char *fabric_file;          /* FabricFile=, made absolute */
+	qft_fabric_format_t format; /* FabricFormat= */
+	char *host_name_regex;      /* HostNameRegex=, NULL: first word */
 } qft_conf_t;
 
 /*

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -59,6 +60,7 @@ static int _load_fabric(void);
 static void _free_switch_table(void);
 static int _build_switch_table(void);
 static void _report_node_mismatch(void);
+static void _log_report(const char *report);
 
 extern int init(void)
 {
@@ -166,7 +168,11 @@ static int _load_fabric(void)
 
 	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS) {
 		rc = QFT_EINVAL;
-	} else if ((rc = qft_fabric_load(conf.fabric_file, &fresh, &err))) {
+	} else if ((rc = conf.format == QFT_FORMAT_IBNETDISCOVER ?
+			 qft_fabric_import_ibnetdiscover(conf.fabric_file,
+							 conf.host_name_regex,
+							 &fresh, &err) :
+			 qft_fabric_load(conf.fabric_file, &fresh, &err))) {
 		why = xstrdup(err); /* it names the file */
 		qft_free(err);
 	} else if (!qft_fabric_tuple(fresh)[0]) {
@@ -191,8 +197,28 @@ static int _load_fabric(void)
 	info("%s: fabric %s: PGFT(%s), %zu hosts, %zu switch groups",
 	     plugin_type, fabric_source, qft_fabric_tuple(fabric),
 	     qft_fabric_host_count(fabric), qft_fabric_group_count(fabric));
+	_log_report(qft_fabric_report(fabric));
 	qft_conf_free(&conf);
 	return SLURM_SUCCESS;
+}
+
+/* The recognition's findings (missing cables and switches, unnamed hosts),
+ * a warning each: the admin sees what to re-cable. */
+static void _log_report(const char *report)
+{
+	const char *line = report;
+	int count = 0;
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		int len = end ? (int) (end - line) : (int) strlen(line);
+		if (count++ < 100)
+			error("%s: WARNING: %.*s", plugin_type, len, line);
+		line = end ? end + 1 : NULL;
+	}
+	if (count > 100)
+		error("%s: WARNING: %d more findings; run 'qft recognise' on the fabric for all",
+		      plugin_type, count - 100);
 }
 
 /* Nodes of slurm.conf the fabric lacks, and fabric hosts slurm.conf lacks:

@@ -1,0 +1,449 @@
+/*****************************************************************************\
+ *  select_rlft.c - select/rlft: fat-tree aware node choice for Slurm 22.05,
+ *  stacked on select/cons_tres.
+ *
+ *  Proof of concept of the stacking mechanism. select/rlft is the plugin
+ *  that slurm.conf names (SelectType=select/rlft); it loads Debian's
+ *  select_cons_tres.so through Slurm's own plugin loader and forwards every
+ *  select_p_* call to it. Only select_p_job_test() is intercepted: there
+ *  rlft narrows the candidate node bitmap before cons_tres picks cores,
+ *  memory and GRES inside it. cons_tres keeps all of its own state.
+ *
+ *  The test lever of this proof of concept: a job whose comment is
+ *  "rlft-test-odd" loses every node of odd index from its candidate bitmap.
+ *  The real plugin will put the aligned block chosen by libqft there.
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *
+ *  This program is free software; you can redistribute it and/or modify it
+ *  under the terms of the GNU General Public License as published by the
+ *  Free Software Foundation; either version 2 of the License, or (at your
+ *  option) any later version.
+ *
+ *  This program is distributed in the hope that it will be useful, but
+ *  WITHOUT ANY WARRANTY; without even the implied warranty of
+ *  MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ *  General Public License for more details.
+ *
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+
+/* Slurm's config.h, then slurm_xlator.h before any other Slurm header. */
+#include "config.h"
+#include "src/common/slurm_xlator.h"
+
+#include <errno.h>
+#include <string.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/plugin.h"
+#include "src/common/run_in_daemon.h"
+#include "src/common/select.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+/*
+ * plugin_id: every select plugin that a process loads must have its own id
+ * (src/common/select.c: select_g_init() is fatal on a duplicate), and
+ * slurmctld, srun, sinfo, squeue and scontrol load every select_*.so in
+ * PluginDir, Debian's select_cons_tres.so (109) among them. The id is what
+ * select_g_select_jobinfo_pack()/_nodeinfo_pack() write in front of the
+ * plugin's data, and what the receiving side looks up again. It must be
+ * >= 100, must not be one of Slurm's (101, 102, 106-110), and must fit
+ * slurmdbd's cluster table column plugin_id_select (smallint unsigned).
+ */
+#define RLFT_PLUGIN_ID 2109
+
+const char plugin_name[] = "RLFT fat-tree placement, stacked on cons_tres";
+const char plugin_type[] = "select/rlft";
+const uint32_t plugin_id = RLFT_PLUGIN_ID;
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* The plugin that does the work underneath. */
+#define RLFT_BASE_TYPE "select/cons_tres"
+
+/*
+ * The symbols taken from the base plugin, in the order of the members of
+ * slurm_select_ops_t (src/common/select.h), which is the order of Slurm's
+ * own table of select plugin symbols.
+ */
+static const char *base_syms[] = {
+	"plugin_id",
+	"select_p_state_save",
+	"select_p_state_restore",
+	"select_p_job_init",
+	"select_p_node_init",
+	"select_p_job_test",
+	"select_p_job_begin",
+	"select_p_job_ready",
+	"select_p_job_expand",
+	"select_p_job_resized",
+	"select_p_job_signal",
+	"select_p_job_fini",
+	"select_p_job_suspend",
+	"select_p_job_resume",
+	"select_p_step_pick_nodes",
+	"select_p_step_start",
+	"select_p_step_finish",
+	"select_p_select_nodeinfo_pack",
+	"select_p_select_nodeinfo_unpack",
+	"select_p_select_nodeinfo_alloc",
+	"select_p_select_nodeinfo_free",
+	"select_p_select_nodeinfo_set_all",
+	"select_p_select_nodeinfo_set",
+	"select_p_select_nodeinfo_get",
+	"select_p_select_jobinfo_alloc",
+	"select_p_select_jobinfo_free",
+	"select_p_select_jobinfo_set",
+	"select_p_select_jobinfo_get",
+	"select_p_select_jobinfo_copy",
+	"select_p_select_jobinfo_pack",
+	"select_p_select_jobinfo_unpack",
+	"select_p_select_jobinfo_sprint",
+	"select_p_select_jobinfo_xstrdup",
+	"select_p_get_info_from_plugin",
+	"select_p_update_node_config",
+	"select_p_reconfigure",
+	"select_p_resv_test",
+};
+
+/* One pointer per name above, in the same order. */
+static slurm_select_ops_t base;
+static plugin_handle_t base_handle = PLUGIN_INVALID_HANDLE;
+
+#define RLFT_TEST_ODD_COMMENT "rlft-test-odd"
+
+static const char *_mode_str(uint16_t mode)
+{
+	switch (mode & SELECT_MODE_BASE) {
+	case SELECT_MODE_RUN_NOW:
+		return "RUN_NOW";
+	case SELECT_MODE_TEST_ONLY:
+		return "TEST_ONLY";
+	case SELECT_MODE_WILL_RUN:
+		return "WILL_RUN";
+	case SELECT_MODE_RESV:
+		return "RESV";
+	default:
+		return "?";
+	}
+}
+
+/*
+ * init() runs in every process that loads the plugin: slurmctld, srun and
+ * the other clients (which load all select plugins), slurmd and slurmstepd
+ * (which load only the configured one). It loads cons_tres through Slurm's
+ * plugin loader: PluginDir is searched in order, the file is opened
+ * RTLD_LAZY (RTLD_LOCAL), its version is checked, and its init() runs.
+ * A process that also loaded select_cons_tres.so itself gets the same
+ * object back from the dynamic linker (one set of cons_tres globals); its
+ * init() and fini() then run twice, which they tolerate.
+ */
+extern int init(void)
+{
+	if (base_handle != PLUGIN_INVALID_HANDLE)
+		return SLURM_SUCCESS;
+
+	base_handle = plugin_load_and_link(RLFT_BASE_TYPE,
+					   ARRAY_SIZE(base_syms), base_syms,
+					   (void **) &base);
+	if (base_handle == PLUGIN_INVALID_HANDLE) {
+		error("%s: cannot load %s: %s", plugin_type, RLFT_BASE_TYPE,
+		      plugin_strerror(errno));
+		return SLURM_ERROR;
+	}
+	if (*base.plugin_id != SELECT_PLUGIN_CONS_TRES) {
+		error("%s: %s has plugin_id %u, expected %u", plugin_type,
+		      RLFT_BASE_TYPE, *base.plugin_id,
+		      SELECT_PLUGIN_CONS_TRES);
+		plugin_unload(base_handle);
+		base_handle = PLUGIN_INVALID_HANDLE;
+		return SLURM_ERROR;
+	}
+
+	/* daemons log it; client commands only with -v (they load all
+	 * select plugins, and info() would go to their stderr) */
+	if (running_in_daemon())
+		info("select/rlft: loaded (stacked on select/cons_tres)");
+	else
+		verbose("select/rlft: loaded (stacked on select/cons_tres)");
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	if (base_handle != PLUGIN_INVALID_HANDLE) {
+		/* runs cons_tres's fini() and drops our reference */
+		plugin_unload(base_handle);
+		base_handle = PLUGIN_INVALID_HANDLE;
+	}
+	memset(&base, 0, sizeof(base));
+	return SLURM_SUCCESS;
+}
+
+/*
+ * The lever: narrow the candidate nodes of a job. The proof of concept
+ * drops every node of odd index when the job's comment asks for it.
+ * Returns the number of nodes removed.
+ */
+static int _restrict_candidates(job_record_t *job_ptr, bitstr_t *node_bitmap)
+{
+	int removed = 0;
+	bitoff_t i, size;
+
+	if (!job_ptr || !job_ptr->comment ||
+	    xstrcmp(job_ptr->comment, RLFT_TEST_ODD_COMMENT))
+		return 0;
+
+	size = bit_size(node_bitmap);
+	for (i = 1; i < size; i += 2) {
+		if (bit_test(node_bitmap, i)) {
+			bit_clear(node_bitmap, i);
+			removed++;
+		}
+	}
+	return removed;
+}
+
+extern int select_p_state_save(char *dir_name)
+{
+	return (*base.state_save)(dir_name);
+}
+
+extern int select_p_state_restore(char *dir_name)
+{
+	return (*base.state_restore)(dir_name);
+}
+
+extern int select_p_job_init(List job_list)
+{
+	return (*base.job_init)(job_list);
+}
+
+extern int select_p_node_init(void)
+{
+	return (*base.node_init)();
+}
+
+extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			     uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode,
+			     List preemptee_candidates,
+			     List *preemptee_job_list,
+			     bitstr_t *exc_core_bitmap)
+{
+	int rc, in_cnt, removed;
+	char *picked;
+
+	in_cnt = node_bitmap ? bit_set_count(node_bitmap) : -1;
+	removed = node_bitmap ? _restrict_candidates(job_ptr, node_bitmap) : 0;
+
+	info("select/rlft: job_test %pJ mode=%s(0x%x) candidates=%d of %"
+	     PRId64 " removed=%d nodes=%u-%u req=%u",
+	     job_ptr, _mode_str(mode), mode, in_cnt,
+	     node_bitmap ? (int64_t) bit_size(node_bitmap) : (int64_t) -1,
+	     removed, min_nodes, max_nodes, req_nodes);
+
+	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
+			      req_nodes, mode, preemptee_candidates,
+			      preemptee_job_list, exc_core_bitmap);
+
+	if (node_bitmap) {
+		picked = bitmap2node_name(node_bitmap);
+		info("select/rlft: job_test %pJ mode=%s rc=%d nodes=%s",
+		     job_ptr, _mode_str(mode), rc, picked);
+		xfree(picked);
+	}
+	return rc;
+}
+
+extern int select_p_job_begin(job_record_t *job_ptr)
+{
+	return (*base.job_begin)(job_ptr);
+}
+
+extern int select_p_job_ready(job_record_t *job_ptr)
+{
+	return (*base.job_ready)(job_ptr);
+}
+
+extern int select_p_job_expand(job_record_t *from_job_ptr,
+			       job_record_t *to_job_ptr)
+{
+	return (*base.job_expand)(from_job_ptr, to_job_ptr);
+}
+
+extern int select_p_job_resized(job_record_t *job_ptr,
+				node_record_t *node_ptr)
+{
+	return (*base.job_resized)(job_ptr, node_ptr);
+}
+
+extern int select_p_job_signal(job_record_t *job_ptr, int signal)
+{
+	return (*base.job_signal)(job_ptr, signal);
+}
+
+extern int select_p_job_fini(job_record_t *job_ptr)
+{
+	return (*base.job_fini)(job_ptr);
+}
+
+extern int select_p_job_suspend(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*base.job_suspend)(job_ptr, indf_susp);
+}
+
+extern int select_p_job_resume(job_record_t *job_ptr, bool indf_susp)
+{
+	return (*base.job_resume)(job_ptr, indf_susp);
+}
+
+extern bitstr_t *select_p_step_pick_nodes(job_record_t *job_ptr,
+					  select_jobinfo_t *jobinfo,
+					  uint32_t node_count,
+					  bitstr_t **avail_nodes)
+{
+	return (*base.step_pick_nodes)(job_ptr, jobinfo, node_count,
+				       avail_nodes);
+}
+
+extern int select_p_step_start(step_record_t *step_ptr)
+{
+	return (*base.step_start)(step_ptr);
+}
+
+extern int select_p_step_finish(step_record_t *step_ptr, bool killing_step)
+{
+	return (*base.step_finish)(step_ptr, killing_step);
+}
+
+extern int select_p_select_nodeinfo_pack(select_nodeinfo_t *nodeinfo,
+					 buf_t *buffer,
+					 uint16_t protocol_version)
+{
+	return (*base.nodeinfo_pack)(nodeinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_nodeinfo_unpack(select_nodeinfo_t **nodeinfo,
+					   buf_t *buffer,
+					   uint16_t protocol_version)
+{
+	return (*base.nodeinfo_unpack)(nodeinfo, buffer, protocol_version);
+}
+
+extern select_nodeinfo_t *select_p_select_nodeinfo_alloc(void)
+{
+	return (*base.nodeinfo_alloc)();
+}
+
+extern int select_p_select_nodeinfo_free(select_nodeinfo_t *nodeinfo)
+{
+	return (*base.nodeinfo_free)(nodeinfo);
+}
+
+extern int select_p_select_nodeinfo_set_all(void)
+{
+	return (*base.nodeinfo_set_all)();
+}
+
+extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
+{
+	return (*base.nodeinfo_set)(job_ptr);
+}
+
+extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,
+					enum select_nodedata_type dinfo,
+					enum node_states state,
+					void *data)
+{
+	return (*base.nodeinfo_get)(nodeinfo, dinfo, state, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_alloc(void)
+{
+	return (*base.jobinfo_alloc)();
+}
+
+extern int select_p_select_jobinfo_free(select_jobinfo_t *jobinfo)
+{
+	return (*base.jobinfo_free)(jobinfo);
+}
+
+extern int select_p_select_jobinfo_set(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return (*base.jobinfo_set)(jobinfo, data_type, data);
+}
+
+extern int select_p_select_jobinfo_get(select_jobinfo_t *jobinfo,
+				       enum select_jobdata_type data_type,
+				       void *data)
+{
+	return (*base.jobinfo_get)(jobinfo, data_type, data);
+}
+
+extern select_jobinfo_t *select_p_select_jobinfo_copy(
+	select_jobinfo_t *jobinfo)
+{
+	return (*base.jobinfo_copy)(jobinfo);
+}
+
+extern int select_p_select_jobinfo_pack(select_jobinfo_t *jobinfo,
+					buf_t *buffer,
+					uint16_t protocol_version)
+{
+	return (*base.jobinfo_pack)(jobinfo, buffer, protocol_version);
+}
+
+extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
+					  buf_t *buffer,
+					  uint16_t protocol_version)
+{
+	return (*base.jobinfo_unpack)(jobinfo, buffer, protocol_version);
+}
+
+extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
+					    char *buf, size_t size, int mode)
+{
+	return (*base.jobinfo_sprint)(jobinfo, buf, size, mode);
+}
+
+extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
+					     int mode)
+{
+	return (*base.jobinfo_xstrdup)(jobinfo, mode);
+}
+
+extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
+					 job_record_t *job_ptr, void *data)
+{
+	return (*base.get_info_from_plugin)(dinfo, job_ptr, data);
+}
+
+extern int select_p_update_node_config(int index)
+{
+	return (*base.update_node_config)(index);
+}
+
+extern int select_p_reconfigure(void)
+{
+	return (*base.reconfigure)();
+}
+
+extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
+				    uint32_t node_cnt,
+				    bitstr_t *avail_bitmap,
+				    bitstr_t **core_bitmap)
+{
+	return (*base.resv_test)(resv_desc_ptr, node_cnt, avail_bitmap,
+				 core_bitmap);
+}
