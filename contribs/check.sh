@@ -5,7 +5,8 @@
 # (cmocka unit tests, C API test, CLI tests), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer, `make check-slurm` (the
 # plugins in a real front-end slurmctld, built from the same source),
-# `make check-ib` (qft's tables in a real OpenSM on ibsim), then
+# `make check-ib` (qft's tables in a real OpenSM on ibsim), `make
+# check-fuzz` (libFuzzer on every parser, 20 s each), then
 # prints the benchmark figures. Needs root (apt-get, slurmd).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -39,5 +40,7 @@ echo "== make check-slurm (front-end slurmctld)"
 make -C "$top/build/release" -s check-slurm
 echo "== make check-ib (OpenSM on ibsim)"
 make -C "$top/build/release" -s check-ib
+echo "== make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
+make -C "$top/build/release" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-20}"
 echo "== make bench (figures, not pass/fail)"
 make -C "$top/build/release" -s bench

@@ -3,6 +3,8 @@
 // jobs in lock-step.
 #include <cstdio>
 
+#include "lib/fabric/fabric.hpp"
+
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
 #include "lib/place/order.hpp"
@@ -16,7 +18,7 @@ int cmd_score(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--pattern", "--order", "--routing",
-		   "--lid-offset", "--worst", "--lft"},
+		   "--lid-offset", "--worst", "--lft", "--link-loads", "--flows"},
 		  {"--json", "--bandwidth"});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
@@ -75,7 +77,40 @@ int cmd_score(int argc, char **argv)
 	ScoreOptions opt;
 	opt.worst_links = args.number("--worst", 5, 1000);
 	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	// Per-stage detail for comparisons with other tools (ibdm): the flows
+	// by host name and LID, and every loaded link.
+	std::FILE *flows_out = nullptr, *loads_out = nullptr;
+	auto open_out = [](const std::string &path) {
+		std::FILE *fp = std::fopen(path.c_str(), "w");
+		if (!fp)
+			fail(Status::io, path, ": cannot write");
+		return fp;
+	};
+	if (args.has("--flows"))
+		flows_out = open_out(args.get("--flows"));
+	if (args.has("--link-loads"))
+		loads_out = open_out(args.get("--link-loads"));
+	if (flows_out || loads_out)
+		opt.observer = [&](size_t stage, const std::vector<Flow> &flows,
+				   const std::vector<uint32_t> &load) {
+			for (const Flow &fl : flows)
+				if (flows_out)
+					std::fprintf(flows_out, "%zu %s %s %u\n", stage,
+						     f.node(f.hosts()[fl.src]).name.c_str(),
+						     f.node(f.hosts()[fl.dst]).name.c_str(),
+						     f.host_lid(fl.dst) + fl.offset);
+			for (PortIdx l = 0; loads_out && l < load.size(); l++)
+				if (load[l])
+					std::fprintf(loads_out, "%zu %s %u %s %u %u\n", stage,
+						     guid_text(f.node(f.port(l).node).guid).c_str(),
+						     f.port(l).num,
+						     guid_text(f.node(f.port(f.port(l).peer).node).guid).c_str(),
+						     f.port(f.port(l).peer).num, load[l]);
+		};
 	Score sc = score_jobs(f, *m->router, *pattern, jobs, opt);
+	for (std::FILE *fp : {flows_out, loads_out})
+		if (fp && std::fclose(fp))
+			fail(Status::io, "cannot finish writing --flows / --link-loads");
 	ScoreContext ctx{routing, order_text, jobs.size(), hosts};
 	std::fputs(args.has("--json") ? score_json(f, sc, ctx).c_str()
 				      : score_text(f, sc, ctx).c_str(),

@@ -222,28 +222,37 @@ std::pair<std::string, unsigned> choose_local_port(const DiscoverOptions &opt)
 			fail(Status::io, "live discovery: no CA \"", opt.ca, "\" (CAs: ", all, ")");
 		ca = read_local_ca(opt.ca);
 	} else {
-		// The first CA with an Active port, else with a LinkUp port, else
-		// the first (to name its ports in the error).
+		// With a port number: the first CA where that port is up, else
+		// the first that has it. Without: the first CA with an Active
+		// port, else with a LinkUp port.
 		std::vector<LocalCa> cas;
 		for (const std::string &n : names)
 			cas.push_back(read_local_ca(n));
-		auto has = [&](const LocalCa &c, bool active) {
+		auto usable = [&](const LocalCa &c, bool active) {
 			for (const LocalPort &p : c.ports)
-				if (p.infiniband && p.phys_state == kPhysLinkUp &&
+				if ((!opt.port || p.num == opt.port) && p.infiniband &&
+				    p.phys_state == kPhysLinkUp &&
 				    (!active || p.state == kStateActive))
 					return true;
 			return false;
 		};
 		auto it = std::find_if(cas.begin(), cas.end(),
-				       [&](const LocalCa &c) { return has(c, true); });
+				       [&](const LocalCa &c) { return usable(c, true); });
 		if (it == cas.end())
 			it = std::find_if(cas.begin(), cas.end(),
-					  [&](const LocalCa &c) { return has(c, false); });
+					  [&](const LocalCa &c) { return usable(c, false); });
+		if (it == cas.end() && opt.port)
+			it = std::find_if(cas.begin(), cas.end(), [&](const LocalCa &c) {
+				return pick_port(c, opt.port) != nullptr;
+			});
 		if (it == cas.end()) {
 			std::string states;
 			for (const LocalCa &c : cas)
 				states += cat(states.empty() ? "" : "; ", c.name, ": ",
 					      ports_text(c));
+			if (opt.port)
+				fail(Status::io, "live discovery: no CA has a port ", opt.port,
+				     " (", states, ")");
 			fail(Status::io, "live discovery: no InfiniBand port is up (",
 			     states, "): no cable, or the peer is down");
 		}

@@ -83,6 +83,8 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 		if (flows.empty())
 			continue;
 		router.add_loads(flows.data(), flows.size(), load.data());
+		if (opt.observer)
+			opt.observer(t, flows, load);
 		if (opt.bandwidth) {
 			for (const Flow &fl : flows) {
 				unsigned len = router.path(fl.src, fl.dst, fl.offset, path);

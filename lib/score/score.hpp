@@ -12,6 +12,7 @@
 #define QFT_SCORE_SCORE_HPP
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -39,11 +40,17 @@ struct LinkPeak {
 	uint32_t peak_stages;  // stages in which it carried `peak` flows
 };
 
+// Sees every stage's flows and link loads (indexed by sending port) before
+// they are cleared: for reports that need more than the maxima.
+using StageObserver = std::function<void(size_t stage, const std::vector<Flow> &flows,
+					 const std::vector<uint32_t> &load)>;
+
 struct ScoreOptions {
 	// How many worst links to report; 0 skips the per-link peak tracking
 	// (about a third of the scoring time on a full tree).
 	size_t worst_links = 0;
 	bool bandwidth = false;     // also compute the mean flow bandwidth
+	StageObserver observer;     // optional
 };
 
 struct Score {

@@ -235,6 +235,34 @@ private:
 	uint64_t seed_;
 };
 
+// Random permutations: each stage every rank sends to the rank a random
+// permutation gives it (sending to itself sends nothing).
+class Permutation : public Pattern {
+public:
+	Permutation(size_t count, uint64_t seed) : count_(count), seed_(seed) {}
+	std::string name() const override { return cat("perm:", count_, ":", seed_); }
+	size_t stage_count(uint32_t n) const override { return n > 1 ? count_ : 0; }
+	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
+	{
+		out.clear();
+		Rng rng(seed_ * 0x9e3779b97f4a7c15ull + s + 0x51ed);
+		std::vector<uint32_t> to(n);
+		for (uint32_t i = 0; i < n; i++)
+			to[i] = i;
+		shuffle(to, rng);
+		for (uint32_t i = 0; i < n; i++)
+			if (to[i] != i)
+				out.push_back({i, to[i]});
+	}
+
+private:
+	size_t count_;
+	uint64_t seed_;
+};
+
+// COUNT[:SEED] of bisect and perm.
+std::pair<uint64_t, uint64_t> count_seed(std::string_view spec, std::string_view args);
+
 uint64_t parse_number(std::string_view spec, std::string_view text, const char *what)
 {
 	if (text.empty() || text.size() > 12)
@@ -246,6 +274,20 @@ uint64_t parse_number(std::string_view spec, std::string_view text, const char *
 		v = v * 10 + uint64_t(c - '0');
 	}
 	return v;
+}
+
+std::pair<uint64_t, uint64_t> count_seed(std::string_view spec, std::string_view args)
+{
+	uint64_t count = 100, seed = 1;
+	if (!args.empty()) {
+		size_t colon = args.find(':');
+		count = parse_number(spec, args.substr(0, colon), "COUNT[:SEED] with COUNT 1..100000");
+		if (colon != std::string_view::npos)
+			seed = parse_number(spec, args.substr(colon + 1), "a decimal SEED after COUNT:");
+	}
+	if (count < 1 || count > 100000)
+		fail(Status::invalid, "pattern \"", spec, "\": COUNT ", count, ", expected 1..100000");
+	return {count, seed};
 }
 
 struct PatternEntry {
@@ -292,19 +334,14 @@ const std::vector<PatternEntry> &entries()
 			    "(default 100, seed 1)"},
 		 [](std::string_view spec, std::string_view args,
 		    const Pgft *) -> std::unique_ptr<Pattern> {
-			 uint64_t count = 100, seed = 1;
-			 if (!args.empty()) {
-				 size_t colon = args.find(':');
-				 count = parse_number(spec, args.substr(0, colon),
-						      "bisect:COUNT[:SEED] with COUNT 1..100000");
-				 if (colon != std::string_view::npos)
-					 seed = parse_number(spec, args.substr(colon + 1),
-							     "a decimal SEED after COUNT:");
-			 }
-			 if (count < 1 || count > 100000)
-				 fail(Status::invalid, "pattern \"", spec,
-				      "\": COUNT ", count, ", expected 1..100000");
+			 auto [count, seed] = count_seed(spec, args);
 			 return std::make_unique<Bisection>(count, seed);
+		 }},
+		{{"perm", "perm[:COUNT[:SEED]]: COUNT random permutations (default 100, seed 1)"},
+		 [](std::string_view spec, std::string_view args,
+		    const Pgft *) -> std::unique_ptr<Pattern> {
+			 auto [count, seed] = count_seed(spec, args);
+			 return std::make_unique<Permutation>(count, seed);
 		 }},
 	};
 	return table;

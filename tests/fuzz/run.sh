@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Builds the libFuzzer target (Debian's clang-14, with ASan + UBSan) and
+# runs it on each parser for a bounded time, from seed inputs made of the
+# project's own fixtures. Exit status 1 on any crash.
+#   usage: tests/fuzz/run.sh [SECONDS-PER-PARSER]   (default 20)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${1:-${QFT_FUZZ_SECONDS:-20}}
+work=$top/build/fuzz
+mkdir -p "$work"
+if ! command -v clang++-14 >/dev/null || [ ! -d /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux ]; then
+	SUDO=
+	[ "$(id -u)" = 0 ] || SUDO=sudo
+	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev >/dev/null
+fi
+srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/capi/ -e lib/fabric/discover.cpp)
+flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include $(pkg-config --cflags jansson)"
+if [ ! -x "$work/fuzz_parsers" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/fuzz_parsers" -name '*.[ch]pp')" ]; then
+	echo "fuzz: building with clang++-14 (ASan, UBSan)"
+	(cd "$top" && clang++-14 $flags $srcs tests/fuzz/fuzz_parsers.cpp $(pkg-config --libs jansson) -o "$work/fuzz_parsers")
+fi
+# Seeds: one corpus per parser, its first byte selecting the parser.
+seed() { # seed PARSER-BYTE CORPUS FILE...
+	local byte=$1 dir=$2
+	shift 2
+	mkdir -p "$dir"
+	local f i=0
+	for f in "$@"; do
+		{ printf "\\x$(printf %02x "$byte")"; head -c 60000 "$f"; } >"$dir/seed-$i"
+		i=$((i + 1))
+	done
+}
+data=$top/tests/data/ib
+rm -rf "$work/corpus"
+seed 0 "$work/corpus/json" "$data"/pgft-2-4/fabric.json "$data"/pgft-3-4-4-2/fabric.json
+seed 1 "$work/corpus/ibnetdiscover" "$data"/pgft-2-4/ibnetdiscover.txt "$data"/pgft-2-6/ibnetdiscover.txt
+seed 2 "$work/corpus/lft" "$data"/pgft-2-4/opensm-lfts-ftree.dump "$data"/pgft-2-4/ibroute-L1-0.0.txt
+printf '\x033;18,18,6;1,18,6;1,1,3' >"$work/t1" && mkdir -p "$work/corpus/pgft" && mv "$work/t1" "$work/corpus/pgft/seed-0"
+printf '\x04n[0001-0018,0020],gpu7' >"$work/t2" && mkdir -p "$work/corpus/hostlist" && mv "$work/t2" "$work/corpus/hostlist/seed-0"
+status=0
+for parser in json ibnetdiscover lft pgft hostlist; do
+	mkdir -p "$work/crashes/$parser"
+	if "$work/fuzz_parsers" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$parser/" \
+		"$work/corpus/$parser" >"$work/$parser.log" 2>&1; then
+		echo "fuzz $parser: ok, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$parser.log" | awk '{print $2}') runs in ${secs}s"
+	else
+		echo "fuzz $parser: FAILED"
+		grep -A20 "ERROR\|SUMMARY" "$work/$parser.log" | head -40
+		status=1
+	fi
+done
+exit $status
