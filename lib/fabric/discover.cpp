@@ -193,8 +193,11 @@ const LocalPort *pick_port(const LocalCa &ca, unsigned want)
 {
 	const LocalPort *up = nullptr;
 	for (const LocalPort &p : ca.ports) {
-		if (want)
-			return p.num == want ? &p : nullptr;
+		if (want) {
+			if (p.num == want)
+				return &p;
+			continue;
+		}
 		if (!p.infiniband || p.phys_state != kPhysLinkUp)
 			continue;
 		if (p.state == kStateActive)

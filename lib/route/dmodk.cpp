@@ -2,7 +2,6 @@
 #include "lib/route/dmodk.hpp"
 
 #include <algorithm>
-#include <deque>
 
 #include "lib/common/error.hpp"
 
@@ -139,84 +138,116 @@ void DModK::add_loads(const Flow *flows, size_t n, uint32_t *load) const
 Lfts DModK::tables() const
 {
 	const Pgft &g = tree_.pgft();
+	const size_t hosts = tree_index_.size();
 	Lfts lfts(fabric_);
+	// Per host: its LID; per (offset, host, level): q_l(j + offset), eq. 1.
+	// Divisions happen here once, not per (switch, host) entry.
+	std::vector<uint32_t> lid(hosts);
+	uint32_t top_lid = 0;
+	for (HostOrd d = 0; d < hosts; d++) {
+		lid[d] = fabric_.host_lid(d);
+		top_lid = std::max(top_lid, lid[d] + offsets_ - 1);
+	}
+	for (NodeId id = 0; id < fabric_.node_count(); id++)
+		top_lid = std::max(top_lid, fabric_.node(id).lid);
+	std::vector<uint16_t> q(size_t(offsets_) * hosts * h_);
+	for (unsigned k = 0; k < offsets_; k++)
+		for (HostOrd d = 0; d < hosts; d++)
+			for (unsigned l = 0; l < h_; l++)
+				q[(size_t(k) * hosts + d) * h_ + l] =
+					uint16_t(up_port(l, tree_index_[d] + k));
 	for (unsigned l = 1; l <= h_; l++) {
+		const unsigned up = g.up_ports(l), wl = g.w(l), pl = g.p(l);
+		const uint64_t W_l = g.W(l), W_below = g.W(l - 1);
 		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
 			NodeId sw = tree_.node_at(l, idx);
 			if (sw == kNone)
 				continue;
-			uint64_t upper = idx / g.W(l), route = idx % g.W(l);
-			unsigned b_l = unsigned(route / g.W(l - 1)) % g.w(l);
-			for (HostOrd d = 0; d < tree_index_.size(); d++) {
-				uint64_t j = tree_index_[d];
-				uint32_t lid = fabric_.host_lid(d);
-				if (!lid)
+			lfts.set(sw, top_lid, kNoRoute); // size the table once
+			const uint32_t upper = uint32_t(idx / W_l);
+			const uint64_t route = idx % W_l;
+			const unsigned b_l = unsigned(route / W_below) % wl;
+			// IB port numbers of this switch's up-ports (0: no cable)
+			std::vector<uint8_t> up_num(up, 0);
+			for (unsigned x = 0; x < up; x++) {
+				PortIdx pi = tree_.up_port(l, idx, x);
+				if (pi != kNone)
+					up_num[x] = uint8_t(fabric_.port(pi).num);
+			}
+			for (HostOrd d = 0; d < hosts; d++) {
+				if (!lid[d])
 					continue;
+				const uint32_t *sub = &subtree_[size_t(d) * (h_ + 1)];
 				for (unsigned k = 0; k < offsets_; k++) {
-					uint64_t v = j + k;
-					PortIdx out = kNone;
-					if (l < h_ && j / g.M(l) != upper) {
+					const uint16_t *qd = &q[(size_t(k) * hosts + d) * h_];
+					uint8_t out = 0;
+					if (l < h_ && sub[l] != upper) {
 						// up, eq. 1; a missing cable: the next present one
-						unsigned up = g.up_ports(l), q = up_port(l, v);
-						for (unsigned t = 0; t < up && out == kNone; t++)
-							out = tree_.up_port(l, idx, (q + t) % up);
-					} else if (j / g.M(l) == upper) {
-						// down to the child on j's side
-						uint64_t child = route % g.W(l - 1) + g.W(l - 1) * (j / g.M(l - 1));
-						unsigned kk = up_port(l - 1, v) / g.w(l);
-						for (unsigned t = 0; t < g.p(l) && out == kNone; t++) {
-							unsigned q = b_l + ((kk + t) % g.p(l)) * g.w(l);
-							PortIdx c = tree_.up_port(l - 1, child, q);
+						for (unsigned t = 0; t < up && !out; t++)
+							out = up_num[(qd[l] + t) % up];
+					} else {
+						// down to the child on j's side, over the parallel
+						// cable j's own up-path uses
+						uint64_t child = route % W_below + W_below * sub[l - 1];
+						unsigned kk = qd[l - 1] / wl;
+						for (unsigned t = 0; t < pl && !out; t++) {
+							PortIdx c = tree_.up_port(l - 1, child,
+										  b_l + ((kk + t) % pl) * wl);
 							if (c != kNone)
-								out = fabric_.port(c).peer;
+								out = uint8_t(fabric_.port(fabric_.port(c).peer).num);
 						}
 					}
-					if (out != kNone)
-						lfts.set(sw, lid + k, uint8_t(fabric_.port(out).num));
+					if (out)
+						lfts.set(sw, lid[d] + k, out);
 				}
 			}
 		}
 	}
-	// Switch LIDs: breadth first from each switch over switch cables.
+	// Switch LIDs: breadth first from each switch over switch cables, on a
+	// compact switch-only adjacency (neighbour, local port), lowest port
+	// first among equally short ways.
 	std::vector<NodeId> switches;
+	std::vector<uint32_t> sw_at(fabric_.node_count(), kNone);
 	for (NodeId id = 0; id < fabric_.node_count(); id++)
-		if (fabric_.node(id).type == NodeType::switch_node)
+		if (fabric_.node(id).type == NodeType::switch_node) {
+			sw_at[id] = uint32_t(switches.size());
 			switches.push_back(id);
-	std::vector<uint32_t> dist(fabric_.node_count());
-	for (NodeId t : switches) {
-		uint32_t lid = fabric_.node(t).lid;
-		if (!lid)
+		}
+	std::vector<std::vector<std::pair<uint32_t, uint8_t>>> adj(switches.size());
+	for (uint32_t i = 0; i < switches.size(); i++) {
+		const Node &node = fabric_.node(switches[i]);
+		for (unsigned p = 0; p < node.num_ports; p++) {
+			PortIdx peer = fabric_.port(node.first_port + p).peer;
+			if (peer != kNone && sw_at[fabric_.port(peer).node] != kNone)
+				adj[i].push_back({sw_at[fabric_.port(peer).node], uint8_t(p + 1)});
+		}
+	}
+	std::vector<uint32_t> dist(switches.size()), queue(switches.size());
+	for (uint32_t ti = 0; ti < switches.size(); ti++) {
+		uint32_t t_lid = fabric_.node(switches[ti]).lid;
+		if (!t_lid)
 			continue;
 		std::fill(dist.begin(), dist.end(), UINT32_MAX);
-		std::deque<NodeId> queue{t};
-		dist[t] = 0;
-		while (!queue.empty()) {
-			NodeId n = queue.front();
-			queue.pop_front();
-			const Node &node = fabric_.node(n);
-			for (unsigned p = 0; p < node.num_ports; p++) {
-				PortIdx peer = fabric_.port(node.first_port + p).peer;
-				if (peer == kNone)
-					continue;
-				NodeId m = fabric_.port(peer).node;
-				if (fabric_.node(m).type == NodeType::switch_node && dist[m] == UINT32_MAX) {
+		size_t head = 0, tail = 0;
+		queue[tail++] = ti;
+		dist[ti] = 0;
+		while (head < tail) {
+			uint32_t n = queue[head++];
+			for (const auto &[m, port] : adj[n])
+				if (dist[m] == UINT32_MAX) {
 					dist[m] = dist[n] + 1;
-					queue.push_back(m);
+					queue[tail++] = m;
 				}
-			}
 		}
-		lfts.set(t, lid, 0);
-		for (NodeId s : switches) {
-			if (s == t || dist[s] == UINT32_MAX)
+		lfts.set(switches[ti], t_lid, 0);
+		for (uint32_t si = 0; si < switches.size(); si++) {
+			if (si == ti || dist[si] == UINT32_MAX)
 				continue;
-			const Node &node = fabric_.node(s);
-			for (unsigned p = 0; p < node.num_ports; p++) {
-				PortIdx peer = fabric_.port(node.first_port + p).peer;
-				if (peer != kNone && dist[fabric_.port(peer).node] + 1 == dist[s]) {
-					lfts.set(s, lid, uint8_t(p + 1));
+			for (const auto &[m, port] : adj[si])
+				if (dist[m] + 1 == dist[si]) {
+					lfts.set(switches[si], t_lid, port);
 					break;
 				}
-			}
 		}
 	}
 	return lfts;

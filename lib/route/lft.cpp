@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/route/lft.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cinttypes>
@@ -120,7 +121,7 @@ std::string lfts_dump_text(const Fabric &f, const Lfts &lfts)
 		}
 	}
 	std::string out;
-	char buf[32];
+	char buf[512];
 	for (NodeId id = 0; id < f.node_count(); id++) {
 		const Node &n = f.node(id);
 		if (n.type != NodeType::switch_node)
@@ -131,8 +132,9 @@ std::string lfts_dump_text(const Fabric &f, const Lfts &lfts)
 			uint8_t port = lfts.port(id, lid);
 			if (port == kNoRoute || who[lid].empty())
 				continue;
-			std::snprintf(buf, sizeof(buf), "0x%04x %03u # ", unsigned(lid), unsigned(port));
-			out += buf + who[lid] + "\n";
+			int len = std::snprintf(buf, sizeof(buf), "0x%04x %03u # %s\n",
+						unsigned(lid), unsigned(port), who[lid].c_str());
+			out.append(buf, size_t(std::min(len, int(sizeof(buf)) - 1)));
 		}
 		out += cat(top, " lids dumped\n");
 	}
