@@ -10,7 +10,9 @@ namespace qft {
 
 namespace {
 
-constexpr uint64_t kMaxRange = 1u << 24; // no real cluster is larger
+// No real cluster is larger (the core's host limit is 2^20): a bound on the
+// names one expression expands to, so that bad input cannot exhaust memory.
+constexpr uint64_t kMaxNames = 1u << 20;
 
 [[noreturn]] void bad(std::string_view expr, size_t pos, const char *what)
 {
@@ -48,8 +50,8 @@ void expand_bracket(std::string_view expr, size_t open, size_t close,
 		uint64_t hi = std::stoull(std::string(hi_txt));
 		if (hi < lo)
 			bad(expr, lo_start, "a range whose end is not below its start");
-		if (hi - lo >= kMaxRange)
-			bad(expr, lo_start, "a range of at most 16777216 names");
+		if (hi - lo >= kMaxNames - out.size())
+			bad(expr, lo_start, "at most 1048576 names in the whole list");
 		// Zero padding follows the lower bound, as in Slurm.
 		size_t width = lo_txt.size() > 1 && lo_txt[0] == '0' ? lo_txt.size() : 0;
 		for (uint64_t v = lo; v <= hi; v++) {
@@ -92,6 +94,8 @@ std::vector<std::string> hostlist_expand(std::string_view expr)
 		if (i == start)
 			bad(expr, i, "a host name (empty entry)");
 		if (open == std::string_view::npos) {
+			if (out.size() >= kMaxNames)
+				bad(expr, start, "at most 1048576 names in the whole list");
 			out.emplace_back(expr.substr(start, i - start));
 		} else {
 			std::string prefix(expr.substr(start, open - start));

@@ -49,7 +49,9 @@ void rejects_stray_close(void **) { expect_error([] { hostlist_expand("n1-3]"); 
 void rejects_reversed(void **) { expect_error([] { hostlist_expand("n[5-3]"); }, Status::parse, "not below its start"); }
 void rejects_letters(void **) { expect_error([] { hostlist_expand("n[a-3]"); }, Status::parse, "a number inside [ ]"); }
 void rejects_two_brackets(void **) { expect_error([] { hostlist_expand("r[1-2]n[1-2]"); }, Status::parse, "at most one [ ]"); }
-void rejects_huge(void **) { expect_error([] { hostlist_expand("n[0-99999999]"); }, Status::parse, "at most 16777216"); }
+void rejects_huge(void **) { expect_error([] { hostlist_expand("n[0-99999999]"); }, Status::parse, "at most 1048576 names"); }
+// Found by the fuzzer: many ranges, each allowed alone, must not add up.
+void rejects_huge_total(void **) { expect_error([] { hostlist_expand("a[0-900000],b[0-900000]"); }, Status::parse, "character 15: expected at most 1048576 names"); }
 void rejects_blank(void **) { expect_error([] { hostlist_expand("n1 n2"); }, Status::parse, "no white space"); }
 
 } // namespace
@@ -68,6 +70,7 @@ int main(void)
 		cmocka_unit_test(rejects_letters),
 		cmocka_unit_test(rejects_two_brackets),
 		cmocka_unit_test(rejects_huge),
+		cmocka_unit_test(rejects_huge_total),
 		cmocka_unit_test(rejects_blank),
 	};
 	return cmocka_run_group_tests_name("hostlist", tests, nullptr, nullptr);
