@@ -15,6 +15,8 @@ const char kUsage[] =
 	"  gen pgft TUPLE [-o FABRIC.json] [--ibsim NET] [--names PATTERN]\n"
 	"                 [--first N] [--lmc N] [--shuffle-names SEED] [--require-rlft]\n"
 	"  import ibnetdiscover FILE [-o FABRIC.json] [--names REGEX] [--raw] [--json]\n"
+	"  discover [-C CA] [-P PORT] [-o FABRIC.json] [--names REGEX] [--raw] [--json]\n"
+	"           [--timeout MS] [--retries N]\n"
 	"  recognise FABRIC.json [-o ANNOTATED.json] [--json]\n"
 	"  info     --fabric F\n"
 	"  route    --fabric F --src HOST --dst HOST [--lid-offset K]\n"
@@ -39,6 +41,7 @@ const Command kCommands[] = {
 	{"topology-conf", qft::cli::cmd_topology_conf},
 	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
 	{"recognize", qft::cli::cmd_recognise}, {"lft", qft::cli::cmd_lft},
+	{"discover", qft::cli::cmd_discover},
 };
 
 } // namespace

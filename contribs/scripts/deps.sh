@@ -4,7 +4,8 @@
 # Usage: contribs/scripts/deps.sh [EXTRA-PACKAGE...]
 set -euo pipefail
 pkgs=(build-essential autoconf automake libtool pkg-config
-      libjansson-dev libcmocka-dev python3 "$@")
+      libjansson-dev libcmocka-dev python3
+      libibnetdisc-dev libibmad-dev libibumad-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
