@@ -68,6 +68,7 @@ int cmd_patterns(int argc, char **argv);
 int cmd_topology_conf(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_discover(int argc, char **argv);
+int cmd_place(int argc, char **argv);
 int cmd_lft(int argc, char **argv);
 int cmd_recognise(int argc, char **argv);
 

@@ -24,6 +24,8 @@ const char kUsage[] =
 	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
 	"           [--worst N] [--bandwidth] [--lft LFTS.dump]\n"
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
+	"  place    --fabric F --nodes N [--running FILE] [--remainder exact|reserve]\n"
+	"           [--eligible LIST] [--require LIST] [--no-congestion] [--explain]\n"
 	"  topology-conf --fabric F [-o FILE]\n"
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  patterns\n"
@@ -41,7 +43,7 @@ const Command kCommands[] = {
 	{"topology-conf", qft::cli::cmd_topology_conf},
 	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
 	{"recognize", qft::cli::cmd_recognise}, {"lft", qft::cli::cmd_lft},
-	{"discover", qft::cli::cmd_discover},
+	{"discover", qft::cli::cmd_discover}, {"place", qft::cli::cmd_place},
 };
 
 } // namespace

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// qft place: the placement select/rlft would choose for a job of N nodes,
+// with the running jobs of a file: a decision replayed outside slurmctld.
+#include <cstdio>
+
+#include "contribs/qft/cli.hpp"
+#include "lib/common/error.hpp"
+#include "lib/common/hostlist.hpp"
+#include "lib/place/order.hpp"
+#include "lib/place/placement.hpp"
+
+namespace qft::cli {
+
+int cmd_place(int argc, char **argv)
+{
+	Args args(argc, argv, 2,
+		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
+		   "--candidates", "--eligible", "--require"},
+		  {"--no-congestion", "--explain"});
+	if (!args.positional().empty())
+		throw UsageError{"unexpected argument " + args.positional()[0]};
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
+	if (!m->tree)
+		fail(Status::invalid, args.need("--fabric"), ": the fabric has no PGFT tree");
+	const Fabric &f = m->fabric;
+	PlacementPolicy pol;
+	std::string rem = args.get("--remainder", "exact");
+	if (rem != "exact" && rem != "reserve")
+		throw UsageError{"--remainder " + rem + ": expected exact or reserve"};
+	pol.remainder = rem == "exact" ? Remainder::exact : Remainder::reserve;
+	pol.pattern = args.get("--pattern", pol.pattern);
+	pol.sample_stages = args.number("--samples", pol.sample_stages, 100000);
+	pol.max_candidates = args.number("--candidates", pol.max_candidates, 100000);
+	pol.rank_by_congestion = !args.has("--no-congestion");
+	Placer placer(f, *m->tree, *m->router, pol);
+
+	if (args.has("--running")) {
+		auto jobs = job_lines(args.get("--running"));
+		for (size_t i = 0; i < jobs.size(); i++)
+			placer.add_running(uint32_t(i + 1),
+					   tree_order(f, *m->tree, resolve_hosts(f, jobs[i])));
+	}
+	PlacementRequest req;
+	req.nodes = uint32_t(args.number("--nodes", 0, 1u << 20));
+	if (!req.nodes)
+		throw UsageError{"--nodes N is required (N >= 1)"};
+	req.eligible.assign(f.hosts().size(), !args.has("--eligible"));
+	if (args.has("--eligible"))
+		for (HostOrd h : resolve_hosts(f, host_names(f, args.get("--eligible"))))
+			req.eligible[h] = true;
+	if (args.has("--require"))
+		req.required = resolve_hosts(f, host_names(f, args.get("--require")));
+
+	Placement p = placer.place(req);
+	if (p.outcome != Placement::placed) {
+		std::printf("%s: %s\n", p.outcome == Placement::never ? "never" : "not now",
+			    p.reason.c_str());
+		return p.outcome == Placement::never ? 3 : 4;
+	}
+	std::vector<std::string> names;
+	for (HostOrd h : p.chosen.hosts)
+		names.push_back(f.node(f.hosts()[h]).name);
+	std::printf("placed %zu nodes: %s\n%s\npredicted %s HSD %.3f with %zu running jobs "
+		    "(%.3f alone), %zu candidates\n",
+		    names.size(), hostlist_compress(names).c_str(), p.chosen.label().c_str(),
+		    pol.pattern.c_str(), p.chosen.hsd, placer.running(), p.chosen.hsd_alone,
+		    p.considered.size());
+	if (args.has("--explain"))
+		for (const Candidate &c : p.considered)
+			std::printf("  %-48s HSD %.3f (alone %.3f), %llu free left\n",
+				    c.label().c_str(), c.hsd, c.hsd_alone,
+				    (unsigned long long)c.free_left);
+	return 0;
+}
+
+} // namespace qft::cli

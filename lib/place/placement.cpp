@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/place/placement.hpp"
+
+#include <algorithm>
+
+#include "lib/common/error.hpp"
+#include "lib/score/score.hpp"
+
+namespace qft {
+
+namespace {
+
+// Stages of `base` spread evenly over its length: enough to rank
+// candidates, a fraction of the cost of playing every stage.
+class Sampled : public Pattern {
+public:
+	Sampled(const Pattern &base, size_t count) : base_(base), count_(count) {}
+	std::string name() const override { return base_.name(); }
+	size_t stage_count(uint32_t n) const override
+	{
+		return std::min(count_, base_.stage_count(n));
+	}
+	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
+	{
+		size_t all = base_.stage_count(n), taken = stage_count(n);
+		base_.stage(n, taken == all ? s : s * all / taken, out);
+	}
+
+private:
+	const Pattern &base_;
+	size_t count_;
+};
+
+} // namespace
+
+std::string Candidate::label() const
+{
+	if (level == 0)
+		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
+	std::string b; // ranges: 0-5,9
+	for (size_t i = 0; i < blocks.size(); i++) {
+		size_t j = i;
+		while (j + 1 < blocks.size() && blocks[j + 1] == blocks[j] + 1)
+			j++;
+		b += cat(i ? "," : "", blocks[i]);
+		if (j > i)
+			b += cat("-", blocks[j]);
+		i = j;
+	}
+	return cat("L", level, "-", subtree, " block", blocks.size() > 1 ? "s " : " ", b,
+		   " of ", block, aligned ? " (aligned" : " (not a multiple",
+		   contiguous ? ", contiguous)" : ", scattered)");
+}
+
+Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
+	       PlacementPolicy policy)
+	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
+	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0)
+{
+	if (policy_.sample_stages == 0)
+		fail(Status::invalid, "placement: sample_stages 0, expected at least 1");
+	pattern_ = make_pattern(policy_.pattern, &tree.pgft());
+}
+
+Placer::~Placer() = default;
+
+std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
+{
+	Sampled sampled(*pattern_, policy_.sample_stages);
+	Job job;
+	job.ranks = ranks;
+	ScoreOptions opt;
+	Score alone = score_jobs(fabric_, router_, sampled, {job}, opt);
+	// With the running jobs: each link the candidate uses carries its own
+	// flows plus the busiest load the running jobs put on that link.
+	double with_sum = 0;
+	size_t stages = 0;
+	opt.observer = [&](size_t, const std::vector<Flow> &, const std::vector<uint32_t> &load) {
+		uint32_t worst = 0;
+		for (PortIdx l = 0; l < load.size(); l++)
+			if (load[l])
+				worst = std::max(worst, load[l] + background_[l]);
+		with_sum += worst;
+		stages++;
+	};
+	if (!jobs_.empty())
+		score_jobs(fabric_, router_, sampled, {job}, opt);
+	double with = stages ? with_sum / double(stages) : alone.avg_hsd;
+	return {alone.avg_hsd, with};
+}
+
+std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
+{
+	// The hosts of every block a job touches, at the level of the smallest
+	// subtree holding all its hosts.
+	const Pgft &g = tree_.pgft();
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (HostOrd h : hosts) {
+		lo = std::min(lo, tree_.host_index(h));
+		hi = std::max(hi, tree_.host_index(h));
+	}
+	unsigned level = 1;
+	while (level < g.h() && lo / g.M(level) != hi / g.M(level))
+		level++;
+	uint64_t w = g.W(level);
+	std::vector<HostOrd> out;
+	std::vector<bool> seen(g.hosts() / w + 1, false);
+	for (HostOrd h : hosts) {
+		uint64_t b = tree_.host_index(h) / w;
+		if (seen[b])
+			continue;
+		seen[b] = true;
+		for (uint64_t j = b * w; j < std::min(g.hosts(), (b + 1) * w); j++) {
+			NodeId id = tree_.node_at(0, j);
+			if (id != kNone)
+				out.push_back(fabric_.host_ord(id));
+		}
+	}
+	return out;
+}
+
+void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
+{
+	remove_running(job_id);
+	RunningJob job;
+	job.hosts = hosts;
+	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
+	// Its busiest load on every link over the sampled stages.
+	Sampled sampled(*pattern_, policy_.sample_stages);
+	Job j;
+	j.ranks = hosts;
+	std::map<PortIdx, uint32_t> peak;
+	ScoreOptions opt;
+	opt.observer = [&](size_t, const std::vector<Flow> &, const std::vector<uint32_t> &load) {
+		for (PortIdx l = 0; l < load.size(); l++)
+			if (load[l])
+				peak[l] = std::max(peak[l], load[l]);
+	};
+	if (hosts.size() > 1)
+		score_jobs(fabric_, router_, sampled, {j}, opt);
+	job.peak.assign(peak.begin(), peak.end());
+	for (const auto &[l, c] : job.peak)
+		background_[l] += c;
+	for (HostOrd h : job.reserved)
+		holder_[h]++;
+	jobs_.emplace(job_id, std::move(job));
+}
+
+void Placer::remove_running(uint32_t job_id)
+{
+	auto it = jobs_.find(job_id);
+	if (it == jobs_.end())
+		return;
+	for (const auto &[l, c] : it->second.peak)
+		background_[l] -= c;
+	for (HostOrd h : it->second.reserved)
+		holder_[h]--;
+	jobs_.erase(it);
+}
+
+// Candidates inside each level-l subtree: runs of aligned blocks of W_l
+// hosts, contiguous windows first, then the best-fitting whole blocks.
+void Placer::candidates_at(unsigned level, const std::vector<bool> &free, uint32_t n,
+			   const std::vector<HostOrd> &required,
+			   std::vector<Candidate> &out) const
+{
+	const Pgft &g = tree_.pgft();
+	const uint64_t w = g.W(level), m = g.M(level);
+	const uint64_t blocks_per = (m + w - 1) / w;
+	const uint64_t full = n / w, rest = n % w;
+	const bool reserve = policy_.remainder == Remainder::reserve;
+	const uint64_t need = full + (rest ? 1 : 0);
+	if (need > blocks_per)
+		return;
+	for (uint64_t sub = 0; sub * m < g.hosts(); sub++) {
+		// free hosts of each block, in tree order, and whether it is whole
+		std::vector<std::vector<HostOrd>> bfree(blocks_per);
+		std::vector<bool> whole(blocks_per, true);
+		uint64_t free_total = 0;
+		for (uint64_t b = 0; b < blocks_per; b++)
+			for (uint64_t j = sub * m + b * w; j < std::min(sub * m + (b + 1) * w, g.hosts()); j++) {
+				NodeId id = tree_.node_at(0, j);
+				if (id == kNone)
+					continue;
+				HostOrd h = fabric_.host_ord(id);
+				if (free[h]) {
+					bfree[b].push_back(h);
+					free_total++;
+				} else {
+					whole[b] = false;
+				}
+			}
+		if (free_total < n)
+			continue;
+		auto usable = [&](uint64_t b, bool last) {
+			if (bfree[b].empty())
+				return false;
+			if (!last || !rest || reserve)
+				return bool(whole[b]);
+			return bfree[b].size() >= rest;
+		};
+		auto make = [&](const std::vector<uint64_t> &bs, bool contiguous) {
+			Candidate c;
+			c.level = level;
+			c.subtree = sub;
+			c.block = w;
+			c.blocks = bs;
+			c.contiguous = contiguous;
+			c.aligned = rest == 0;
+			for (size_t i = 0; i < bs.size(); i++) {
+				const std::vector<HostOrd> &hs = bfree[bs[i]];
+				size_t take = (i + 1 == bs.size() && rest) ? rest : hs.size();
+				c.hosts.insert(c.hosts.end(), hs.begin(), hs.begin() + take);
+			}
+			if (c.hosts.size() != n)
+				return; // blocks with absent hosts: not enough
+			for (HostOrd r : required)
+				if (std::find(c.hosts.begin(), c.hosts.end(), r) == c.hosts.end())
+					return;
+			c.free_left = free_total - n;
+			out.push_back(std::move(c));
+		};
+		// contiguous windows of `need` blocks; the remainder block last
+		for (uint64_t s = 0; s + need <= blocks_per; s++) {
+			bool ok = true;
+			std::vector<uint64_t> bs;
+			for (uint64_t b = s; b < s + need && ok; b++) {
+				ok = usable(b, b + 1 == s + need);
+				bs.push_back(b);
+			}
+			if (ok)
+				make(bs, true);
+		}
+		// scattered: whole free blocks in order, the remainder in the block
+		// with the fewest free hosts that still holds it (best fit)
+		std::vector<uint64_t> bs;
+		for (uint64_t b = 0; b < blocks_per && bs.size() < full; b++)
+			if (usable(b, false))
+				bs.push_back(b);
+		if (bs.size() == full) {
+			if (rest) {
+				uint64_t best = blocks_per;
+				for (uint64_t b = 0; b < blocks_per; b++)
+					if (std::find(bs.begin(), bs.end(), b) == bs.end() && usable(b, true) &&
+					    (best == blocks_per || bfree[b].size() < bfree[best].size()))
+						best = b;
+				if (best != blocks_per)
+					bs.push_back(best);
+			}
+			if (bs.size() == need) {
+				bool contiguous = bs.back() - bs.front() + 1 == bs.size() &&
+						  std::is_sorted(bs.begin(), bs.end());
+				if (!contiguous)
+					make(bs, false);
+			}
+		}
+	}
+}
+
+Placement Placer::place(const PlacementRequest &req) const
+{
+	const size_t hosts = fabric_.hosts().size();
+	Placement p;
+	if (req.nodes == 0)
+		fail(Status::invalid, "placement: a job of 0 nodes");
+	if (req.eligible.size() != hosts || (!req.busy.empty() && req.busy.size() != hosts))
+		fail(Status::invalid, "placement: host vectors of ", req.eligible.size(),
+		     " entries, expected ", hosts);
+	size_t eligible = 0;
+	for (HostOrd h = 0; h < hosts; h++)
+		eligible += req.eligible[h] && tree_.host_index(h) != kNone;
+	for (HostOrd r : req.required)
+		if (r >= hosts || !req.eligible[r]) {
+			p.reason = cat("a required node (", fabric_.node_label(fabric_.hosts()[r]),
+				       ") is not eligible");
+			return p;
+		}
+	if (eligible < req.nodes) {
+		p.reason = cat(req.nodes, " nodes requested, ", eligible, " eligible");
+		return p;
+	}
+	std::vector<bool> free(hosts, false);
+	size_t free_count = 0;
+	for (HostOrd h = 0; h < hosts; h++) {
+		free[h] = req.eligible[h] && tree_.host_index(h) != kNone && !holder_[h] &&
+			  (req.busy.empty() || !req.busy[h]);
+		free_count += free[h];
+	}
+	for (HostOrd r : req.required)
+		if (!free[r]) {
+			p.outcome = Placement::not_now;
+			p.reason = cat("required node ", fabric_.node_label(fabric_.hosts()[r]), " is busy");
+			return p;
+		}
+	if (free_count < req.nodes) {
+		p.outcome = Placement::not_now;
+		p.reason = cat(req.nodes, " nodes requested, ", free_count, " free now");
+		return p;
+	}
+	const Pgft &g = tree_.pgft();
+	unsigned level = 1;
+	while (level < g.h() && g.M(level) < req.nodes)
+		level++;
+	std::vector<Candidate> cands;
+	for (; level <= g.h() && cands.empty(); level++)
+		candidates_at(level, free, req.nodes, req.required, cands);
+	if (cands.empty()) {
+		// No aligned run is free: the required hosts, then free hosts in
+		// tree order.
+		Candidate c;
+		std::vector<bool> taken(hosts, false);
+		for (HostOrd r : req.required) {
+			c.hosts.push_back(r);
+			taken[r] = true;
+		}
+		for (uint64_t j = 0; j < g.hosts() && c.hosts.size() < req.nodes; j++) {
+			NodeId id = tree_.node_at(0, j);
+			if (id == kNone)
+				continue;
+			HostOrd h = fabric_.host_ord(id);
+			if (free[h] && !taken[h])
+				c.hosts.push_back(h);
+		}
+		std::sort(c.hosts.begin(), c.hosts.end(), [&](HostOrd a, HostOrd b) {
+			return tree_.host_index(a) < tree_.host_index(b);
+		});
+		cands.push_back(std::move(c));
+	}
+	// Best fit first, so that equal scores keep the tightest packing.
+	std::stable_sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
+		return a.free_left < b.free_left;
+	});
+	if (cands.size() > policy_.max_candidates)
+		cands.resize(policy_.max_candidates);
+	for (Candidate &c : cands)
+		if (policy_.rank_by_congestion)
+			std::tie(c.hsd_alone, c.hsd) = score(c.hosts);
+	std::stable_sort(cands.begin(), cands.end(), [&](const Candidate &a, const Candidate &b) {
+		if (policy_.rank_by_congestion && a.hsd != b.hsd)
+			return a.hsd < b.hsd;
+		return a.free_left < b.free_left;
+	});
+	if (!policy_.rank_by_congestion) // the prediction, for the chosen one
+		std::tie(cands.front().hsd_alone, cands.front().hsd) = score(cands.front().hosts);
+	p.outcome = Placement::placed;
+	p.chosen = cands.front();
+	p.considered = std::move(cands);
+	return p;
+}
+
+} // namespace qft

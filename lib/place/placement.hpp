@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement: which hosts a job of N nodes gets.
+//
+// Seed 000 V-B: D-Mod-K keeps Shift (and every unidirectional collective)
+// congestion-free on any set of N = i prod_k w_k hosts contiguous in tree
+// order. Inside one level-l subtree only levels <= l carry the job's
+// traffic, so blocks of W_l = prod_{k<=l} w_k hosts suffice there. The
+// placer looks in the smallest level l whose subtrees can hold N, for runs
+// of free aligned blocks of W_l hosts in one subtree (contiguous first,
+// then scattered whole blocks), falls back level by level, and last to any
+// free hosts in tree order. Candidates are ranked by the congestion the
+// routing gives them (a sample of Shift stages, each link's load plus the
+// busiest load the running jobs put on it), then by best fit (the fewest
+// free hosts left in the subtree), then by position.
+//
+// N not a multiple of W_l: Remainder::exact gives N hosts (q whole blocks
+// and r hosts of one more block); Remainder::reserve keeps the rest of that
+// block away from every other job while this one runs.
+//
+// Answers: placed; not_now (no candidate among the hosts free now); never
+// (the eligible hosts, busy or not, are fewer than N or cannot include the
+// required ones).
+#ifndef QFT_PLACE_PLACEMENT_HPP
+#define QFT_PLACE_PLACEMENT_HPP
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+#include "lib/route/router.hpp"
+#include "lib/traffic/pattern.hpp"
+#include "lib/tree/tree.hpp"
+
+namespace qft {
+
+enum class Remainder { exact, reserve };
+
+struct PlacementPolicy {
+	Remainder remainder = Remainder::exact;
+	std::string pattern = "shift";  // what the score plays
+	size_t sample_stages = 32;      // stages of it scored per candidate
+	bool rank_by_congestion = true; // false: best fit only
+	size_t max_candidates = 64;     // scored per level
+};
+
+struct PlacementRequest {
+	uint32_t nodes = 0;
+	std::vector<bool> eligible;     // by host ordinal: may ever run the job
+	std::vector<bool> busy;         // by host ordinal: held now (besides
+					// what the placer's running jobs hold)
+	std::vector<HostOrd> required;  // must be among the hosts
+};
+
+struct Candidate {
+	std::vector<HostOrd> hosts; // in tree order
+	unsigned level = 0;         // subtree level; 0: fallback, any hosts
+	uint64_t subtree = 0;
+	uint64_t block = 0;         // W_level
+	std::vector<uint64_t> blocks; // block indexes within the subtree
+	bool contiguous = false;
+	bool aligned = false;       // whole blocks only (N = i W_l)
+	double hsd = 0;             // sampled, with the running jobs' loads
+	double hsd_alone = 0;
+	uint64_t free_left = 0;     // free hosts left in the subtree
+	std::string label() const;  // "L2-3 blocks 4-5 of 18 (aligned)"
+};
+
+struct Placement {
+	enum Outcome { placed, not_now, never } outcome = never;
+	Candidate chosen;
+	std::vector<Candidate> considered; // scored, best first
+	std::string reason;                // for not_now / never
+};
+
+class Placer {
+public:
+	// Borrows fabric, tree and router; they must outlive the placer.
+	Placer(const Fabric &fabric, const Tree &tree, const Router &router,
+	       PlacementPolicy policy);
+	~Placer();
+
+	Placement place(const PlacementRequest &req) const;
+
+	// Running jobs: their hosts (rank order) and, under Remainder::reserve,
+	// the whole blocks they keep. Adding a known id replaces it.
+	void add_running(uint32_t job_id, const std::vector<HostOrd> &hosts);
+	void remove_running(uint32_t job_id);
+	size_t running() const { return jobs_.size(); }
+	bool holds(HostOrd h) const { return holder_[h] != 0; }
+
+	// Sampled HSD of a host set in the given rank order: alone, and with
+	// the running jobs' loads.
+	std::pair<double, double> score(const std::vector<HostOrd> &ranks) const;
+
+	const PlacementPolicy &policy() const { return policy_; }
+
+private:
+	struct RunningJob {
+		std::vector<HostOrd> hosts, reserved;
+		std::vector<std::pair<PortIdx, uint32_t>> peak; // link, busiest stage load
+	};
+	void candidates_at(unsigned level, const std::vector<bool> &free, uint32_t n,
+			   const std::vector<HostOrd> &required,
+			   std::vector<Candidate> &out) const;
+	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
+
+	const Fabric &fabric_;
+	const Tree &tree_;
+	const Router &router_;
+	PlacementPolicy policy_;
+	std::unique_ptr<Pattern> pattern_;
+	std::map<uint32_t, RunningJob> jobs_;
+	std::vector<uint32_t> holder_;     // by host ordinal: running jobs holding or reserving it
+	std::vector<uint32_t> background_; // by link: sum of the running jobs' peaks
+};
+
+} // namespace qft
+
+#endif
