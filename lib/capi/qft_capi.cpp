@@ -3,6 +3,7 @@
 // which turns qft::Error and std::bad_alloc into a status and a message.
 #include "qft/qft.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include "lib/fabric/ibnetdiscover.hpp"
 #include "lib/tree/recognise.hpp"
 #include "lib/place/order.hpp"
+#include "lib/place/placement.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/score/score.hpp"
 #include "lib/tree/generate.hpp"
@@ -70,6 +72,15 @@ struct qft_fabric {
 			qft::fail(qft::Status::invalid, "the fabric has no recognised tree");
 		return *tree;
 	}
+};
+
+struct qft_placer {
+	const qft_fabric_t *fabric;
+	std::unique_ptr<qft::Placer> placer;
+	// the last placement, as qft_placement_t points into it
+	qft::Placement last;
+	std::vector<size_t> hosts;
+	std::string label, explain;
 };
 
 namespace {
@@ -310,6 +321,139 @@ qft_status_t qft_score_job(const qft_fabric_t *fabric, const char *const *hosts,
 		out->max_hsd = sc.max_hsd;
 		out->stages = sc.stages;
 		out->congested_stages = sc.congested_stages;
+	});
+}
+
+qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_config_t *config,
+			       qft_placer_t **out, char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(out, "out");
+		*out = nullptr;
+		qft::PlacementPolicy pol;
+		if (config) {
+			pol.remainder = config->reserve_remainder ? qft::Remainder::reserve
+								  : qft::Remainder::exact;
+			if (config->pattern)
+				pol.pattern = config->pattern;
+			if (config->sample_stages)
+				pol.sample_stages = config->sample_stages;
+			pol.rank_by_congestion = config->rank_by_congestion != 0;
+		}
+		auto p = std::make_unique<qft_placer>();
+		p->fabric = fabric;
+		p->placer = std::make_unique<qft::Placer>(fabric->fabric, fabric->need_tree(),
+							  *fabric->router, pol);
+		*out = p.release();
+	});
+}
+
+void qft_placer_destroy(qft_placer_t *placer) { delete placer; }
+
+qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_t *eligible,
+			      const uint8_t *busy, const size_t *required,
+			      size_t required_count, qft_placement_t *out, char **err)
+{
+	return guard(err, [&] {
+		need(placer, "placer");
+		need(eligible, "eligible");
+		need(out, "out");
+		size_t n = placer->fabric->fabric.hosts().size();
+		qft::PlacementRequest req;
+		req.nodes = nodes;
+		req.eligible.assign(eligible, eligible + n);
+		if (busy)
+			req.busy.assign(busy, busy + n);
+		for (size_t i = 0; i < required_count; i++) {
+			if (required[i] >= n)
+				qft::fail(qft::Status::invalid, "required host ordinal ", required[i],
+					  " out of range");
+			req.required.push_back(qft::HostOrd(required[i]));
+		}
+		placer->last = placer->placer->place(req);
+		const qft::Placement &p = placer->last;
+		placer->hosts.assign(p.chosen.hosts.begin(), p.chosen.hosts.end());
+		placer->label = p.outcome == qft::Placement::placed ? p.chosen.label() : "";
+		placer->explain.clear();
+		for (const qft::Candidate &c : p.considered)
+			placer->explain += qft::cat(c.label(), ": HSD ", c.hsd, " (alone ", c.hsd_alone,
+						    "), ", c.free_left, " free left\n");
+		out->outcome = p.outcome == qft::Placement::placed
+				       ? QFT_PLACED
+				       : (p.outcome == qft::Placement::not_now ? QFT_NOT_NOW : QFT_NEVER);
+		out->count = placer->hosts.size();
+		out->hosts = placer->hosts.data();
+		out->hsd = p.chosen.hsd;
+		out->hsd_alone = p.chosen.hsd_alone;
+		out->level = p.chosen.level;
+		out->aligned = p.chosen.aligned;
+		out->label = placer->label.c_str();
+		out->reason = p.reason.c_str();
+		out->explain = placer->explain.c_str();
+		out->candidates = p.considered.size();
+	});
+}
+
+qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id, const size_t *hosts,
+				size_t count, char **err)
+{
+	return guard(err, [&] {
+		need(placer, "placer");
+		size_t n = placer->fabric->fabric.hosts().size();
+		std::vector<qft::HostOrd> v;
+		for (size_t i = 0; i < count; i++) {
+			if (hosts[i] >= n)
+				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
+			v.push_back(qft::HostOrd(hosts[i]));
+		}
+		placer->placer->add_running(job_id, v);
+	});
+}
+
+void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id)
+{
+	if (placer)
+		placer->placer->remove_running(job_id);
+}
+
+size_t qft_placer_running(const qft_placer_t *placer)
+{
+	return placer ? placer->placer->running() : 0;
+}
+
+qft_status_t qft_placer_score(const qft_placer_t *placer, const size_t *hosts, size_t count,
+			      double *avg_hsd, unsigned *max_hsd, char **err)
+{
+	return guard(err, [&] {
+		need(placer, "placer");
+		need(avg_hsd, "avg_hsd");
+		need(max_hsd, "max_hsd");
+		const qft_fabric_t *f = placer->fabric;
+		qft::Job job;
+		for (size_t i = 0; i < count; i++)
+			job.ranks.push_back(qft::HostOrd(hosts[i]));
+		auto p = qft::make_pattern(placer->placer->policy().pattern, &f->need_tree().pgft());
+		qft::Score sc = qft::score_jobs(f->fabric, *f->router, *p, {job});
+		*avg_hsd = sc.stages ? sc.avg_hsd : 1.0;
+		*max_hsd = sc.stages ? sc.max_hsd : 1;
+	});
+}
+
+qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric, size_t *hosts, size_t count,
+					char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		const qft::Tree &tree = fabric->need_tree();
+		for (size_t i = 0; i < count; i++)
+			if (hosts[i] >= fabric->fabric.hosts().size() ||
+			    tree.host_index(qft::HostOrd(hosts[i])) == qft::kNone)
+				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i],
+					  " has no tree position");
+		std::sort(hosts, hosts + count, [&](size_t a, size_t b) {
+			return tree.host_index(qft::HostOrd(a)) < tree.host_index(qft::HostOrd(b));
+		});
 	});
 }
 

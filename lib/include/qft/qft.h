@@ -133,6 +133,64 @@ QFT_EXPORT qft_status_t qft_score_job(const qft_fabric_t *fabric,
 				      const char *pattern, qft_score_t *out,
 				      char **err);
 
+/* Placement (select/rlft). A placer borrows its fabric, which must outlive
+ * it; it tracks the running jobs by id. */
+typedef struct qft_placer qft_placer_t;
+
+typedef struct qft_placer_config {
+	int reserve_remainder;  /* 0: exact, 1: keep the rest of the block */
+	const char *pattern;    /* NULL: "shift" */
+	unsigned sample_stages; /* 0: 32 */
+	int rank_by_congestion; /* 0: best fit only */
+} qft_placer_config_t;
+
+typedef enum qft_outcome { QFT_PLACED = 0, QFT_NOT_NOW, QFT_NEVER } qft_outcome_t;
+
+/* Valid until the next qft_placer_place() or qft_placer_destroy(). */
+typedef struct qft_placement {
+	qft_outcome_t outcome;
+	size_t count;          /* hosts chosen */
+	const size_t *hosts;   /* host ordinals, tree order */
+	double hsd;            /* predicted, with the running jobs */
+	double hsd_alone;
+	unsigned level;        /* subtree level; 0: no aligned block was free */
+	int aligned;           /* whole blocks only */
+	const char *label;     /* "L2-3 blocks 4-5 of 18 (aligned, contiguous)" */
+	const char *reason;    /* why not placed */
+	const char *explain;   /* every candidate with its score, a line each */
+	size_t candidates;
+} qft_placement_t;
+
+QFT_EXPORT qft_status_t qft_placer_create(const qft_fabric_t *fabric,
+					  const qft_placer_config_t *config,
+					  qft_placer_t **out, char **err);
+QFT_EXPORT void qft_placer_destroy(qft_placer_t *placer);
+/* Chooses `nodes` hosts among those with eligible[ord] != 0 and, when busy
+ * is not NULL, busy[ord] == 0, and not held by a running job; every
+ * required host (ordinals) among them. */
+QFT_EXPORT qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes,
+					 const uint8_t *eligible,
+					 const uint8_t *busy,
+					 const size_t *required,
+					 size_t required_count,
+					 qft_placement_t *out, char **err);
+/* A running job's hosts in rank order; a known id is replaced. */
+QFT_EXPORT qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id,
+					   const size_t *hosts, size_t count,
+					   char **err);
+QFT_EXPORT void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id);
+QFT_EXPORT size_t qft_placer_running(const qft_placer_t *placer);
+/* Predicted average and worst stage HSD of hosts in the given rank order,
+ * alone, for the placer's pattern (every stage, not a sample). */
+QFT_EXPORT qft_status_t qft_placer_score(const qft_placer_t *placer,
+					 const size_t *hosts, size_t count,
+					 double *avg_hsd, unsigned *max_hsd,
+					 char **err);
+/* Tree order of host ordinals, in place. */
+QFT_EXPORT qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric,
+						   size_t *hosts, size_t count,
+						   char **err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,16 +2,14 @@
  *  select_rlft.c - select/rlft: fat-tree aware node choice for Slurm 22.05,
  *  stacked on select/cons_tres.
  *
- *  Proof of concept of the stacking mechanism. select/rlft is the plugin
- *  that slurm.conf names (SelectType=select/rlft); it loads Debian's
- *  select_cons_tres.so through Slurm's own plugin loader and forwards every
- *  select_p_* call to it. Only select_p_job_test() is intercepted: there
- *  rlft narrows the candidate node bitmap before cons_tres picks cores,
- *  memory and GRES inside it. cons_tres keeps all of its own state.
- *
- *  The test lever of this proof of concept: a job whose comment is
- *  "rlft-test-odd" loses every node of odd index from its candidate bitmap.
- *  The real plugin will put the aligned block chosen by libqft there.
+ *  select/rlft is the plugin that slurm.conf names (SelectType=select/rlft);
+ *  it loads Debian's select_cons_tres.so through Slurm's own plugin loader
+ *  and forwards every select_p_* call to it. Four calls are intercepted
+ *  (rlft_place.c): node_init and job_init load the fabric and take in the
+ *  running jobs; job_test narrows the candidate node bitmap to the nodes
+ *  libqft's placer chose, before cons_tres picks cores, memory and GRES
+ *  inside it; job_begin and job_fini track the job and give it its node
+ *  order and predicted congestion. cons_tres keeps all of its own state.
  *
  *  Copyright (C) 2026 slurm-qft developers.
  *
@@ -48,6 +46,8 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/select/rlft/rlft_place.h"
 
 /*
  * plugin_id: every select plugin that a process loads must have its own id
@@ -118,8 +118,6 @@ static const char *base_syms[] = {
 static slurm_select_ops_t base;
 static plugin_handle_t base_handle = PLUGIN_INVALID_HANDLE;
 
-#define RLFT_TEST_ODD_COMMENT "rlft-test-odd"
-
 static const char *_mode_str(uint16_t mode)
 {
 	switch (mode & SELECT_MODE_BASE) {
@@ -179,6 +177,7 @@ extern int init(void)
 
 extern int fini(void)
 {
+	rlft_fini();
 	if (base_handle != PLUGIN_INVALID_HANDLE) {
 		/* runs cons_tres's fini() and drops our reference */
 		plugin_unload(base_handle);
@@ -186,30 +185,6 @@ extern int fini(void)
 	}
 	memset(&base, 0, sizeof(base));
 	return SLURM_SUCCESS;
-}
-
-/*
- * The lever: narrow the candidate nodes of a job. The proof of concept
- * drops every node of odd index when the job's comment asks for it.
- * Returns the number of nodes removed.
- */
-static int _restrict_candidates(job_record_t *job_ptr, bitstr_t *node_bitmap)
-{
-	int removed = 0;
-	bitoff_t i, size;
-
-	if (!job_ptr || !job_ptr->comment ||
-	    xstrcmp(job_ptr->comment, RLFT_TEST_ODD_COMMENT))
-		return 0;
-
-	size = bit_size(node_bitmap);
-	for (i = 1; i < size; i += 2) {
-		if (bit_test(node_bitmap, i)) {
-			bit_clear(node_bitmap, i);
-			removed++;
-		}
-	}
-	return removed;
 }
 
 extern int select_p_state_save(char *dir_name)
@@ -224,12 +199,20 @@ extern int select_p_state_restore(char *dir_name)
 
 extern int select_p_job_init(List job_list)
 {
-	return (*base.job_init)(job_list);
+	int rc = (*base.job_init)(job_list);
+
+	if (running_in_slurmctld())
+		rlft_node_init(job_list); /* the recovered jobs hold nodes */
+	return rc;
 }
 
 extern int select_p_node_init(void)
 {
-	return (*base.node_init)();
+	int rc = (*base.node_init)();
+
+	if (running_in_slurmctld())
+		rlft_node_init(NULL);
+	return rc;
 }
 
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
@@ -239,34 +222,26 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	int rc, in_cnt, removed;
-	char *picked;
+	int rc = rlft_job_test(job_ptr, node_bitmap, min_nodes, mode,
+			       preemptee_candidates);
 
-	in_cnt = node_bitmap ? bit_set_count(node_bitmap) : -1;
-	removed = node_bitmap ? _restrict_candidates(job_ptr, node_bitmap) : 0;
-
-	info("select/rlft: job_test %pJ mode=%s(0x%x) candidates=%d of %"
-	     PRId64 " removed=%d nodes=%u-%u req=%u",
-	     job_ptr, _mode_str(mode), mode, in_cnt,
-	     node_bitmap ? (int64_t) bit_size(node_bitmap) : (int64_t) -1,
-	     removed, min_nodes, max_nodes, req_nodes);
-
-	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
-			      req_nodes, mode, preemptee_candidates,
-			      preemptee_job_list, exc_core_bitmap);
-
-	if (node_bitmap) {
-		picked = bitmap2node_name(node_bitmap);
-		info("select/rlft: job_test %pJ mode=%s rc=%d nodes=%s",
-		     job_ptr, _mode_str(mode), rc, picked);
-		xfree(picked);
-	}
-	return rc;
+	if (rc != RLFT_PASS && rc != RLFT_RESTRICTED)
+		return rc;
+	log_flag(SELECT_TYPE, "%s: %pJ mode=%s: %s", plugin_type, job_ptr,
+		 _mode_str(mode),
+		 rc == RLFT_RESTRICTED ? "placed, cons_tres allocates" : "cons_tres decides");
+	return (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
+				req_nodes, mode, preemptee_candidates,
+				preemptee_job_list, exc_core_bitmap);
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
 {
-	return (*base.job_begin)(job_ptr);
+	int rc = (*base.job_begin)(job_ptr);
+
+	if (rc == SLURM_SUCCESS)
+		rlft_job_begin(job_ptr);
+	return rc;
 }
 
 extern int select_p_job_ready(job_record_t *job_ptr)
@@ -277,13 +252,20 @@ extern int select_p_job_ready(job_record_t *job_ptr)
 extern int select_p_job_expand(job_record_t *from_job_ptr,
 			       job_record_t *to_job_ptr)
 {
-	return (*base.job_expand)(from_job_ptr, to_job_ptr);
+	int rc = (*base.job_expand)(from_job_ptr, to_job_ptr);
+
+	rlft_job_fini(from_job_ptr);
+	rlft_job_update(to_job_ptr);
+	return rc;
 }
 
 extern int select_p_job_resized(job_record_t *job_ptr,
 				node_record_t *node_ptr)
 {
-	return (*base.job_resized)(job_ptr, node_ptr);
+	int rc = (*base.job_resized)(job_ptr, node_ptr);
+
+	rlft_job_update(job_ptr);
+	return rc;
 }
 
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
@@ -293,6 +275,7 @@ extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
+	rlft_job_fini(job_ptr);
 	return (*base.job_fini)(job_ptr);
 }
 
@@ -356,7 +339,15 @@ extern int select_p_select_nodeinfo_set_all(void)
 
 extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 {
-	return (*base.nodeinfo_set)(job_ptr);
+	int rc = (*base.nodeinfo_set)(job_ptr);
+
+	/* slurmctld calls this for every job once their node bitmaps are
+	 * rebuilt at start-up and reconfigure (read_config.c
+	 * _sync_jobs_to_conf, after select_g_job_init): track them there */
+	if (running_in_slurmctld() &&
+	    (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
+		rlft_job_update(job_ptr);
+	return rc;
 }
 
 extern int select_p_select_nodeinfo_get(select_nodeinfo_t *nodeinfo,

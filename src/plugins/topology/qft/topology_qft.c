@@ -163,25 +163,10 @@ static int _load_fabric(void)
 {
 	qft_conf_t conf;
 	qft_fabric_t *fresh = NULL;
-	char *err = NULL, *why = NULL;
-	qft_status_t rc;
+	char *why = NULL;
 
-	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS) {
-		rc = QFT_EINVAL;
-	} else if ((rc = conf.format == QFT_FORMAT_IBNETDISCOVER ?
-			 qft_fabric_import_ibnetdiscover(conf.fabric_file,
-							 conf.host_name_regex,
-							 &fresh, &err) :
-			 qft_fabric_load(conf.fabric_file, &fresh, &err))) {
-		why = xstrdup(err); /* it names the file */
-		qft_free(err);
-	} else if (!qft_fabric_tuple(fresh)[0]) {
-		why = xstrdup_printf("fabric %s has no recognised PGFT tree (generate it with 'qft gen' or recognise it first)",
-				     conf.fabric_file);
-		qft_fabric_destroy(fresh);
-		rc = QFT_EINVAL;
-	}
-	if (rc != QFT_OK) {
+	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS ||
+	    qft_conf_load_fabric(&conf, &fresh, &why) != SLURM_SUCCESS) {
 		qft_conf_free(&conf);
 		if (!fabric)
 			fatal("%s: %s", plugin_type, why);
