@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "lib/common/error.hpp"
-#include "lib/score/score.hpp"
 
 namespace qft {
 
@@ -55,7 +54,8 @@ std::string Candidate::label() const
 Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	       PlacementPolicy policy)
 	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
-	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0)
+	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0),
+	  load_(fabric.port_count(), 0)
 {
 	if (policy_.sample_stages == 0)
 		fail(Status::invalid, "placement: sample_stages 0, expected at least 1");
@@ -64,29 +64,49 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 
 Placer::~Placer() = default;
 
-std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
+template <typename Visit>
+void Placer::play(const std::vector<HostOrd> &ranks, Visit visit) const
 {
 	Sampled sampled(*pattern_, policy_.sample_stages);
-	Job job;
-	job.ranks = ranks;
-	ScoreOptions opt;
-	Score alone = score_jobs(fabric_, router_, sampled, {job}, opt);
-	// With the running jobs: each link the candidate uses carries its own
-	// flows plus the busiest load the running jobs put on that link.
-	double with_sum = 0;
+	uint32_t n = uint32_t(ranks.size());
+	std::vector<RankPair> pairs;
+	std::vector<PortIdx> touched;
+	PortIdx path[kMaxPathLinks];
+	for (size_t s = 0; s < sampled.stage_count(n); s++) {
+		sampled.stage(n, s, pairs);
+		touched.clear();
+		for (const RankPair &pr : pairs) {
+			unsigned len = router_.path(ranks[pr.src], ranks[pr.dst], 0, path);
+			for (unsigned k = 0; k < len; k++)
+				if (load_[path[k]]++ == 0)
+					touched.push_back(path[k]);
+		}
+		visit(touched, load_);
+		for (PortIdx l : touched)
+			load_[l] = 0;
+	}
+}
+
+std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
+{
+	// Alone: the stage's busiest link. With the running jobs: each link the
+	// candidate uses carries its own flows plus the busiest load the
+	// running jobs put on it.
+	double alone_sum = 0, with_sum = 0;
 	size_t stages = 0;
-	opt.observer = [&](size_t, const std::vector<Flow> &, const std::vector<uint32_t> &load) {
-		uint32_t worst = 0;
-		for (PortIdx l = 0; l < load.size(); l++)
-			if (load[l])
-				worst = std::max(worst, load[l] + background_[l]);
-		with_sum += worst;
+	play(ranks, [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+		uint32_t alone = 0, with = 0;
+		for (PortIdx l : touched) {
+			alone = std::max(alone, load[l]);
+			with = std::max(with, load[l] + background_[l]);
+		}
+		alone_sum += alone;
+		with_sum += with;
 		stages++;
-	};
-	if (!jobs_.empty())
-		score_jobs(fabric_, router_, sampled, {job}, opt);
-	double with = stages ? with_sum / double(stages) : alone.avg_hsd;
-	return {alone.avg_hsd, with};
+	});
+	if (!stages)
+		return {1.0, 1.0};
+	return {alone_sum / double(stages), with_sum / double(stages)};
 }
 
 std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
@@ -126,18 +146,11 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	job.hosts = hosts;
 	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
 	// Its busiest load on every link over the sampled stages.
-	Sampled sampled(*pattern_, policy_.sample_stages);
-	Job j;
-	j.ranks = hosts;
 	std::map<PortIdx, uint32_t> peak;
-	ScoreOptions opt;
-	opt.observer = [&](size_t, const std::vector<Flow> &, const std::vector<uint32_t> &load) {
-		for (PortIdx l = 0; l < load.size(); l++)
-			if (load[l])
-				peak[l] = std::max(peak[l], load[l]);
-	};
-	if (hosts.size() > 1)
-		score_jobs(fabric_, router_, sampled, {j}, opt);
+	play(hosts, [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+		for (PortIdx l : touched)
+			peak[l] = std::max(peak[l], load[l]);
+	});
 	job.peak.assign(peak.begin(), peak.end());
 	for (const auto &[l, c] : job.peak)
 		background_[l] += c;

@@ -106,6 +106,11 @@ private:
 			   const std::vector<HostOrd> &required,
 			   std::vector<Candidate> &out) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
+	// Plays the sampled stages of a job; for each stage calls
+	// visit(links touched, their loads). Touches only the links its flows
+	// use: a placement scores tens of candidates per decision.
+	template <typename Visit>
+	void play(const std::vector<HostOrd> &ranks, Visit visit) const;
 
 	const Fabric &fabric_;
 	const Tree &tree_;
@@ -115,6 +120,7 @@ private:
 	std::map<uint32_t, RunningJob> jobs_;
 	std::vector<uint32_t> holder_;     // by host ordinal: running jobs holding or reserving it
 	std::vector<uint32_t> background_; // by link: sum of the running jobs' peaks
+	mutable std::vector<uint32_t> load_; // scratch, all zero between stages
 };
 
 } // namespace qft

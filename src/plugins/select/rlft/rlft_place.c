@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm/slurm.h"
@@ -62,6 +63,7 @@ typedef struct {
 	char *label;
 	double hsd, hsd_alone;
 	size_t candidates;
+	long usec; /* time the placement took */
 } chosen_t;
 static List chosen = NULL;
 
@@ -245,6 +247,8 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
 		goto out;
 	}
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (qft_placer_place(placer, min_nodes, eligible, busy, req, nreq, &pl, &err)) {
 		error("%s: %pJ: %s", PFX, job_ptr, err);
 		qft_free(err);
@@ -266,6 +270,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		chosen_t *c;
 		uint32_t id = job_ptr->job_id;
 
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 		bit_clear_all(bitmap);
 		for (size_t k = 0; k < pl.count; k++)
 			bit_set(bitmap, node_of_host[pl.hosts[k]]->index);
@@ -278,6 +283,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		c->hsd = pl.hsd;
 		c->hsd_alone = pl.hsd_alone;
 		c->candidates = pl.candidates;
+		c->usec = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
 		list_append(chosen, c);
 		rc = RLFT_RESTRICTED;
 	}
@@ -367,10 +373,10 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		else
 			_setenv(job_ptr, "QFT_HOSTFILE", path);
 	}
-	info("%s: %pJ on %zu nodes %s: %s; %s HSD %.3f avg, %u worst%s", PFX, job_ptr, n,
-	     ranged, c ? c->label : "chosen by cons_tres",
-	     rconf.pattern ? rconf.pattern : "shift", avg, max,
-	     c ? "" : " (not placed by rlft)");
+	info("%s: %pJ on %zu nodes %s: %s; %s HSD %.3f avg, %u worst; placed in %ld us over %zu candidates",
+	     PFX, job_ptr, n, ranged, c ? c->label : "chosen by cons_tres",
+	     rconf.pattern ? rconf.pattern : "shift", avg, max, c ? c->usec : 0L,
+	     c ? c->candidates : (size_t) 0);
 	list_delete_all(chosen, _chosen_find, &id);
 	xfree(path);
 	xfree(ranged);
