@@ -77,6 +77,7 @@ int cmd_score(int argc, char **argv)
 	ScoreOptions opt;
 	opt.worst_links = args.number("--worst", 5, 1000);
 	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	opt.shared_links = jobs.size() > 1;
 	// Per-stage detail for comparisons with other tools (ibdm): the flows
 	// by host name and LID, and every loaded link.
 	std::FILE *flows_out = nullptr, *loads_out = nullptr;

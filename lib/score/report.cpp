@@ -35,6 +35,8 @@ std::string score_text(const Fabric &fabric, const Score &sc,
 	if (sc.bandwidth >= 0)
 		out += cat("mean flow bandwidth ", fixed(sc.bandwidth, 4),
 			   " of a link\n");
+	if (sc.shared_links >= 0)
+		out += cat("links shared between jobs ", sc.shared_links, "\n");
 	if (!sc.worst_links.empty() && sc.max_hsd > 1) {
 		out += "worst links (flows in one stage, stages at that load):\n";
 		for (const LinkPeak &lp : sc.worst_links)
@@ -63,6 +65,9 @@ std::string score_json(const Fabric &fabric, const Score &sc,
 			    json_integer(json_int_t(sc.congested_stages)));
 	json_object_set_new(o, "bandwidth",
 			    sc.bandwidth >= 0 ? json_real(sc.bandwidth) : json_null());
+	json_object_set_new(o, "shared_links", sc.shared_links >= 0
+						       ? json_integer(sc.shared_links)
+						       : json_null());
 	json_t *worst = json_array();
 	for (const LinkPeak &lp : sc.worst_links) {
 		json_t *l = json_object();

@@ -128,6 +128,30 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 		if (stage_max > 1)
 			sc.congested_stages++;
 	}
+	if (opt.shared_links) {
+		// The first job seen on each link; a second one makes it shared.
+		std::vector<uint32_t> first(links, UINT32_MAX);
+		sc.shared_links = 0;
+		for (size_t j = 0; j < jobs.size(); j++) {
+			uint32_t n = uint32_t(jobs[j].ranks.size());
+			for (size_t t = 0; t < pattern.stage_count(n); t++) {
+				pattern.stage(n, t, pairs);
+				for (const RankPair &pr : pairs) {
+					unsigned len = router.path(jobs[j].ranks[pr.src],
+								   jobs[j].ranks[pr.dst], 0, path);
+					for (unsigned k = 0; k < len; k++) {
+						uint32_t &f = first[path[k]];
+						if (f == UINT32_MAX)
+							f = uint32_t(j);
+						else if (f != j && f != UINT32_MAX - 1) {
+							f = UINT32_MAX - 1; // counted
+							sc.shared_links++;
+						}
+					}
+				}
+			}
+		}
+	}
 	if (sc.stages)
 		sc.avg_hsd = double(hsd_sum) / double(sc.stages);
 	if (opt.bandwidth && bw_flows)

@@ -50,6 +50,7 @@ struct ScoreOptions {
 	// (about a third of the scoring time on a full tree).
 	size_t worst_links = 0;
 	bool bandwidth = false;     // also compute the mean flow bandwidth
+	bool shared_links = false;  // also count links shared between jobs
 	StageObserver observer;     // optional
 };
 
@@ -68,6 +69,9 @@ struct Score {
 	// over random bisection pairings this is the effective bisection
 	// bandwidth of seed 003. Negative when not computed.
 	double bandwidth = -1;
+	// Directed links that flows of more than one job cross, over all
+	// stages: where jobs can interfere at all. Negative when not computed.
+	long shared_links = -1;
 };
 
 // Scores jobs together. Each job must have distinct hosts (throws

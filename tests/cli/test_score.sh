@@ -27,6 +27,14 @@ n[0200-0217]
 JOBS
 expect_eq "3 aligned jobs together" "$(score --jobs "$TMP/jobs" | json_get '["max_hsd"]')" 1
 expect_eq "jobs counted" "$(score --jobs "$TMP/jobs" | json_get '["jobs"]')" 3
+# Jobs on their own leaves meet only above them: two jobs of one leaf each
+# share no link going up or down... unless a spine carries both.
+printf 'n[0001-0018]\nn[0019-0036]\n' >"$TMP/two"
+expect_eq "shared links of two whole leaves" "$(score --jobs "$TMP/two" | json_get '["shared_links"]')" 0
+printf 'n[0001-0009]\nn[0010-0018]\n' >"$TMP/half"
+expect_eq "halves of one leaf share no link (traffic stays in the leaf)" "$(score --jobs "$TMP/half" | json_get '["shared_links"]')" 0
+printf 'n[0001-0009,0019-0027]\nn[0010-0018,0037-0045]\n' >"$TMP/mixed"
+expect_eq "jobs whose partners share residues mod 18 share leaf up-links" "$(score --jobs "$TMP/mixed" | json_get '["shared_links"] > 0')" True
 printf 'n[0001-0010]\nn[0005-0012]\n' >"$TMP/overlap"
 expect_fail 1 "host n0005 is in job 1 and job 2" -- "$QFT" score --fabric "$TMP/f.json" --jobs "$TMP/overlap"
 
