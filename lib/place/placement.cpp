@@ -9,6 +9,8 @@ namespace qft {
 
 namespace {
 
+constexpr size_t kWindowsPerSubtree = 4;
+
 // Stages of `base` spread evenly over its length: enough to rank
 // candidates, a fraction of the cost of playing every stage.
 class Sampled : public Pattern {
@@ -233,16 +235,21 @@ void Placer::candidates_at(unsigned level, const std::vector<bool> &free, uint32
 			c.free_left = free_total - n;
 			out.push_back(std::move(c));
 		};
-		// contiguous windows of `need` blocks; the remainder block last
-		for (uint64_t s = 0; s + need <= blocks_per; s++) {
+		// contiguous windows of `need` blocks, the remainder block last; a
+		// few per subtree (the others differ only in position)
+		size_t windows = 0;
+		for (uint64_t s = 0; s + need <= blocks_per && windows < kWindowsPerSubtree; s++) {
 			bool ok = true;
 			std::vector<uint64_t> bs;
 			for (uint64_t b = s; b < s + need && ok; b++) {
 				ok = usable(b, b + 1 == s + need);
 				bs.push_back(b);
 			}
-			if (ok)
+			if (ok) {
+				size_t before = out.size();
 				make(bs, true);
+				windows += out.size() > before;
+			}
 		}
 		// scattered: whole free blocks in order, the remainder in the block
 		// with the fewest free hosts that still holds it (best fit)
@@ -345,15 +352,21 @@ Placement Placer::place(const PlacementRequest &req) const
 	});
 	if (cands.size() > policy_.max_candidates)
 		cands.resize(policy_.max_candidates);
-	for (Candidate &c : cands)
-		if (policy_.rank_by_congestion)
+	for (Candidate &c : cands) {
+		if (c.level == 1) {
+			// inside one leaf: every flow crosses only the job's own host
+			// links, one per stage (a permutation): HSD 1, with anyone
+			c.hsd = c.hsd_alone = 1.0;
+		} else if (policy_.rank_by_congestion) {
 			std::tie(c.hsd_alone, c.hsd) = score(c.hosts);
+		}
+	}
 	std::stable_sort(cands.begin(), cands.end(), [&](const Candidate &a, const Candidate &b) {
 		if (policy_.rank_by_congestion && a.hsd != b.hsd)
 			return a.hsd < b.hsd;
 		return a.free_left < b.free_left;
 	});
-	if (!policy_.rank_by_congestion) // the prediction, for the chosen one
+	if (!policy_.rank_by_congestion && cands.front().level != 1) // the prediction
 		std::tie(cands.front().hsd_alone, cands.front().hsd) = score(cands.front().hosts);
 	p.outcome = Placement::placed;
 	p.chosen = cands.front();

@@ -63,7 +63,8 @@ typedef struct {
 	char *label;
 	double hsd, hsd_alone;
 	size_t candidates;
-	long usec; /* time the placement took */
+	long usec;      /* time the placement took */
+	long base_usec; /* time cons_tres's job_test took after it */
 } chosen_t;
 static List chosen = NULL;
 
@@ -373,10 +374,10 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		else
 			_setenv(job_ptr, "QFT_HOSTFILE", path);
 	}
-	info("%s: %pJ on %zu nodes %s: %s; %s HSD %.3f avg, %u worst; placed in %ld us over %zu candidates",
+	info("%s: %pJ on %zu nodes %s: %s; %s HSD %.3f avg, %u worst; placed in %ld us over %zu candidates, cons_tres %ld us",
 	     PFX, job_ptr, n, ranged, c ? c->label : "chosen by cons_tres",
 	     rconf.pattern ? rconf.pattern : "shift", avg, max, c ? c->usec : 0L,
-	     c ? c->candidates : (size_t) 0);
+	     c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L);
 	list_delete_all(chosen, _chosen_find, &id);
 	xfree(path);
 	xfree(ranged);
@@ -384,6 +385,15 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	xfree(file_text);
 	xfree(offsets);
 	xfree(hosts);
+}
+
+extern void rlft_base_time(job_record_t *job_ptr, long usec)
+{
+	uint32_t id = job_ptr->job_id;
+	chosen_t *c = chosen ? list_find_first(chosen, _chosen_find, &id) : NULL;
+
+	if (c)
+		c->base_usec = usec;
 }
 
 extern void rlft_job_update(job_record_t *job_ptr)

@@ -24,6 +24,8 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 /* The job now holds its nodes: track it, give it its environment. */
 extern void rlft_job_begin(job_record_t *job_ptr);
 extern void rlft_job_fini(job_record_t *job_ptr);
+/* How long cons_tres's job_test took for a job rlft placed (for the log). */
+extern void rlft_base_time(job_record_t *job_ptr, long usec);
 /* Its nodes changed (resized, expanded). */
 extern void rlft_job_update(job_record_t *job_ptr);
 

@@ -34,6 +34,7 @@
 #include <string.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -222,6 +223,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
+	struct timespec t0, t1;
 	int rc = rlft_job_test(job_ptr, node_bitmap, min_nodes, mode,
 			       preemptee_candidates);
 
@@ -230,9 +232,15 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	log_flag(SELECT_TYPE, "%s: %pJ mode=%s: %s", plugin_type, job_ptr,
 		 _mode_str(mode),
 		 rc == RLFT_RESTRICTED ? "placed, cons_tres allocates" : "cons_tres decides");
-	return (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
-				req_nodes, mode, preemptee_candidates,
-				preemptee_job_list, exc_core_bitmap);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
+			      req_nodes, mode, preemptee_candidates,
+			      preemptee_job_list, exc_core_bitmap);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (rc == SLURM_SUCCESS)
+		rlft_base_time(job_ptr, (t1.tv_sec - t0.tv_sec) * 1000000L +
+						(t1.tv_nsec - t0.tv_nsec) / 1000);
+	return rc;
 }
 
 extern int select_p_job_begin(job_record_t *job_ptr)
