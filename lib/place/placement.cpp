@@ -173,46 +173,46 @@ void Placer::remove_running(uint32_t job_id)
 	jobs_.erase(it);
 }
 
-// Candidates inside each level-l subtree: runs of aligned blocks of W_l
-// hosts, contiguous windows first, then the best-fitting whole blocks.
-void Placer::candidates_at(unsigned level, const std::vector<bool> &free, uint32_t n,
-			   const std::vector<HostOrd> &required,
+// Candidates inside level-l subtrees: runs of aligned blocks of W_l hosts,
+// contiguous windows first, then the best-fitting whole blocks. Subtrees
+// are visited tightest first (fewest free hosts that still hold the job),
+// and the search stops at max_candidates: the ranking prefers best fit.
+void Placer::candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
+			   uint32_t n, const std::vector<HostOrd> &required,
 			   std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
-	const uint64_t w = g.W(level), m = g.M(level);
+	const uint64_t w = g.W(level), m = g.M(level), hosts = g.hosts();
 	const uint64_t blocks_per = (m + w - 1) / w;
 	const uint64_t full = n / w, rest = n % w;
 	const bool reserve = policy_.remainder == Remainder::reserve;
 	const uint64_t need = full + (rest ? 1 : 0);
 	if (need > blocks_per)
 		return;
-	for (uint64_t sub = 0; sub * m < g.hosts(); sub++) {
-		// free hosts of each block, in tree order, and whether it is whole
-		std::vector<std::vector<HostOrd>> bfree(blocks_per);
-		std::vector<bool> whole(blocks_per, true);
-		uint64_t free_total = 0;
-		for (uint64_t b = 0; b < blocks_per; b++)
-			for (uint64_t j = sub * m + b * w; j < std::min(sub * m + (b + 1) * w, g.hosts()); j++) {
-				NodeId id = tree_.node_at(0, j);
-				if (id == kNone)
-					continue;
-				HostOrd h = fabric_.host_ord(id);
-				if (free[h]) {
-					bfree[b].push_back(h);
-					free_total++;
-				} else {
-					whole[b] = false;
-				}
-			}
-		if (free_total < n)
-			continue;
+	std::vector<std::pair<uint32_t, uint64_t>> subs; // free hosts, subtree
+	for (uint64_t sub = 0; sub * m < hosts; sub++) {
+		uint32_t f = counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
+		if (f >= n)
+			subs.push_back({f, sub});
+	}
+	std::sort(subs.begin(), subs.end());
+	auto block_range = [&](uint64_t sub, uint64_t b) {
+		uint64_t lo = sub * m + b * w;
+		return std::make_pair(lo, std::min({lo + w, (sub + 1) * m, hosts}));
+	};
+	for (const auto &[free_total, sub] : subs) {
+		if (out.size() >= policy_.max_candidates)
+			break;
+		auto whole = [&](uint64_t b) {
+			auto [lo, hi] = block_range(sub, b);
+			uint32_t p = counts.present_in(lo, hi);
+			return p > 0 && counts.free_in(lo, hi) == p;
+		};
 		auto usable = [&](uint64_t b, bool last) {
-			if (bfree[b].empty())
-				return false;
 			if (!last || !rest || reserve)
-				return bool(whole[b]);
-			return bfree[b].size() >= rest;
+				return whole(b);
+			auto [lo, hi] = block_range(sub, b);
+			return counts.free_in(lo, hi) >= rest;
 		};
 		auto make = [&](const std::vector<uint64_t> &bs, bool contiguous) {
 			Candidate c;
@@ -223,17 +223,24 @@ void Placer::candidates_at(unsigned level, const std::vector<bool> &free, uint32
 			c.contiguous = contiguous;
 			c.aligned = rest == 0;
 			for (size_t i = 0; i < bs.size(); i++) {
-				const std::vector<HostOrd> &hs = bfree[bs[i]];
-				size_t take = (i + 1 == bs.size() && rest) ? rest : hs.size();
-				c.hosts.insert(c.hosts.end(), hs.begin(), hs.begin() + take);
+				auto [lo, hi] = block_range(sub, bs[i]);
+				size_t take = (i + 1 == bs.size() && rest) ? rest : hi - lo;
+				for (uint64_t j = lo; j < hi && take; j++) {
+					NodeId id = tree_.node_at(0, j);
+					if (id == kNone || !free[fabric_.host_ord(id)])
+						continue;
+					c.hosts.push_back(fabric_.host_ord(id));
+					take--;
+				}
 			}
 			if (c.hosts.size() != n)
-				return; // blocks with absent hosts: not enough
+				return false; // blocks with absent hosts: not enough
 			for (HostOrd r : required)
 				if (std::find(c.hosts.begin(), c.hosts.end(), r) == c.hosts.end())
-					return;
+					return false;
 			c.free_left = free_total - n;
 			out.push_back(std::move(c));
+			return true;
 		};
 		// contiguous windows of `need` blocks, the remainder block last; a
 		// few per subtree (the others differ only in position)
@@ -245,35 +252,36 @@ void Placer::candidates_at(unsigned level, const std::vector<bool> &free, uint32
 				ok = usable(b, b + 1 == s + need);
 				bs.push_back(b);
 			}
-			if (ok) {
-				size_t before = out.size();
-				make(bs, true);
-				windows += out.size() > before;
-			}
+			if (ok && make(bs, true))
+				windows++;
 		}
+		if (windows)
+			continue;
 		// scattered: whole free blocks in order, the remainder in the block
 		// with the fewest free hosts that still holds it (best fit)
 		std::vector<uint64_t> bs;
 		for (uint64_t b = 0; b < blocks_per && bs.size() < full; b++)
 			if (usable(b, false))
 				bs.push_back(b);
-		if (bs.size() == full) {
-			if (rest) {
-				uint64_t best = blocks_per;
-				for (uint64_t b = 0; b < blocks_per; b++)
-					if (std::find(bs.begin(), bs.end(), b) == bs.end() && usable(b, true) &&
-					    (best == blocks_per || bfree[b].size() < bfree[best].size()))
-						best = b;
-				if (best != blocks_per)
-					bs.push_back(best);
+		if (bs.size() != full)
+			continue;
+		if (rest) {
+			uint64_t best = blocks_per;
+			uint32_t best_free = UINT32_MAX;
+			for (uint64_t b = 0; b < blocks_per; b++) {
+				if (std::find(bs.begin(), bs.end(), b) != bs.end() || !usable(b, true))
+					continue;
+				auto [lo, hi] = block_range(sub, b);
+				if (counts.free_in(lo, hi) < best_free) {
+					best = b;
+					best_free = counts.free_in(lo, hi);
+				}
 			}
-			if (bs.size() == need) {
-				bool contiguous = bs.back() - bs.front() + 1 == bs.size() &&
-						  std::is_sorted(bs.begin(), bs.end());
-				if (!contiguous)
-					make(bs, false);
-			}
+			if (best == blocks_per)
+				continue;
+			bs.push_back(best);
 		}
+		make(bs, false);
 	}
 }
 
@@ -318,12 +326,21 @@ Placement Placer::place(const PlacementRequest &req) const
 		return p;
 	}
 	const Pgft &g = tree_.pgft();
+	Counts counts;
+	counts.free.assign(g.hosts() + 1, 0);
+	counts.present.assign(g.hosts() + 1, 0);
+	for (uint64_t j = 0; j < g.hosts(); j++) {
+		NodeId id = tree_.node_at(0, j);
+		bool present = id != kNone && req.eligible[fabric_.host_ord(id)];
+		counts.present[j + 1] = counts.present[j] + present;
+		counts.free[j + 1] = counts.free[j] + (present && free[fabric_.host_ord(id)]);
+	}
 	unsigned level = 1;
 	while (level < g.h() && g.M(level) < req.nodes)
 		level++;
 	std::vector<Candidate> cands;
 	for (; level <= g.h() && cands.empty(); level++)
-		candidates_at(level, free, req.nodes, req.required, cands);
+		candidates_at(level, counts, free, req.nodes, req.required, cands);
 	if (cands.empty()) {
 		// No aligned run is free: the required hosts, then free hosts in
 		// tree order.

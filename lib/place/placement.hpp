@@ -43,7 +43,7 @@ struct PlacementPolicy {
 	std::string pattern = "shift";  // what the score plays
 	size_t sample_stages = 32;      // stages of it scored per candidate
 	bool rank_by_congestion = true; // false: best fit only
-	size_t max_candidates = 64;     // scored per level
+	size_t max_candidates = 16;     // scored per level
 };
 
 struct PlacementRequest {
@@ -102,8 +102,15 @@ private:
 		std::vector<HostOrd> hosts, reserved;
 		std::vector<std::pair<PortIdx, uint32_t>> peak; // link, busiest stage load
 	};
-	void candidates_at(unsigned level, const std::vector<bool> &free, uint32_t n,
-			   const std::vector<HostOrd> &required,
+	// Free and present hosts before each tree index (prefix sums), so
+	// that any block's or subtree's counts cost two lookups.
+	struct Counts {
+		std::vector<uint32_t> free, present;
+		uint32_t free_in(uint64_t a, uint64_t b) const { return free[b] - free[a]; }
+		uint32_t present_in(uint64_t a, uint64_t b) const { return present[b] - present[a]; }
+	};
+	void candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
+			   uint32_t n, const std::vector<HostOrd> &required,
 			   std::vector<Candidate> &out) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
 	// Plays the sampled stages of a job; for each stage calls
