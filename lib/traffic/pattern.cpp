@@ -207,6 +207,18 @@ private:
 	std::vector<Step> stages_;
 };
 
+// Ranks 0..n-1 in a random order of its own for each stage (and each
+// pattern, by `salt`), so that stages can be drawn in any order.
+std::vector<uint32_t> shuffled_ranks(uint32_t n, uint64_t seed, size_t stage, uint64_t salt)
+{
+	Rng rng(seed * 0x9e3779b97f4a7c15ull + stage + salt);
+	std::vector<uint32_t> ranks(n);
+	for (uint32_t i = 0; i < n; i++)
+		ranks[i] = i;
+	shuffle(ranks, rng);
+	return ranks;
+}
+
 // Random bisection pairings (effective bisection bandwidth, seed 003):
 // each stage splits the ranks at random into halves A and B and pairs each
 // rank of A with one of B, both directions at once.
@@ -218,12 +230,7 @@ public:
 	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
 	{
 		out.clear();
-		// Each stage has its own stream, so stages can be drawn in any order.
-		Rng rng(seed_ * 0x9e3779b97f4a7c15ull + s);
-		std::vector<uint32_t> ranks(n);
-		for (uint32_t i = 0; i < n; i++)
-			ranks[i] = i;
-		shuffle(ranks, rng);
+		std::vector<uint32_t> ranks = shuffled_ranks(n, seed_, s, 0);
 		for (uint32_t i = 0; i + 1 < n; i += 2) {
 			out.push_back({ranks[i], ranks[i + 1]});
 			out.push_back({ranks[i + 1], ranks[i]});
@@ -245,11 +252,7 @@ public:
 	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
 	{
 		out.clear();
-		Rng rng(seed_ * 0x9e3779b97f4a7c15ull + s + 0x51ed);
-		std::vector<uint32_t> to(n);
-		for (uint32_t i = 0; i < n; i++)
-			to[i] = i;
-		shuffle(to, rng);
+		std::vector<uint32_t> to = shuffled_ranks(n, seed_, s, 0x51ed);
 		for (uint32_t i = 0; i < n; i++)
 			if (to[i] != i)
 				out.push_back({i, to[i]});
