@@ -75,6 +75,8 @@ struct Placement {
 	std::string reason;                // for not_now / never
 };
 
+// Not thread-safe (a scratch buffer serves every scoring): slurmctld calls
+// select plugins under its own locks, one at a time.
 class Placer {
 public:
 	// Borrows fabric, tree and router; they must outlive the placer.
