@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <regex>
+#include <regex.h>
 #include <sstream>
 
 #include "lib/common/error.hpp"
@@ -311,19 +311,27 @@ std::string host_name_from_desc(const std::string &desc, const HostNaming &namin
 		size_t end = desc.find_first_of(" \t", start);
 		return desc.substr(start, end == std::string::npos ? end : end - start);
 	}
-	std::regex re;
-	try {
-		re = std::regex(naming.regex, std::regex::ECMAScript);
-	} catch (const std::regex_error &e) {
-		fail(Status::invalid, "host name regex \"", naming.regex, "\": ", e.what());
+	// POSIX extended, anchored to the whole description.
+	regex_t re;
+	std::string anchored = "^(" + naming.regex + ")$";
+	int rc = regcomp(&re, anchored.c_str(), REG_EXTENDED);
+	if (rc) {
+		char buf[256];
+		regerror(rc, &re, buf, sizeof(buf));
+		fail(Status::invalid, "host name regex \"", naming.regex, "\": ", buf);
 	}
-	if (re.mark_count() != 1)
+	if (re.re_nsub != 2) { // ours around the whole, and the user's one
+		size_t groups = re.re_nsub - 1;
+		regfree(&re);
 		fail(Status::invalid, "host name regex \"", naming.regex,
-		     "\": expected exactly one capture group ( ), found ", re.mark_count());
-	std::smatch m;
-	if (!std::regex_match(desc, m, re))
-		return "";
-	return m[1].str();
+		     "\": expected exactly one capture group ( ), found ", groups);
+	}
+	regmatch_t m[3];
+	std::string name;
+	if (regexec(&re, desc.c_str(), 3, m, 0) == 0 && m[2].rm_so >= 0)
+		name = desc.substr(size_t(m[2].rm_so), size_t(m[2].rm_eo - m[2].rm_so));
+	regfree(&re);
+	return name;
 }
 
 ImportResult parse_ibnetdiscover(const std::string &text, const std::string &origin,

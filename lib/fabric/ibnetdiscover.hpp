@@ -24,7 +24,7 @@ namespace qft {
 
 // How a host's Slurm name comes from its node description.
 struct HostNaming {
-	// ECMAScript regular expression with one capture group, matched
+	// POSIX extended regular expression with one capture group, matched
 	// against the whole description; empty: the first word.
 	std::string regex;
 };
