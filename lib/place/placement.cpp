@@ -200,7 +200,10 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 		uint64_t lo = sub * m + b * w;
 		return std::make_pair(lo, std::min({lo + w, (sub + 1) * m, hosts}));
 	};
-	for (const auto &[free_total, sub] : subs) {
+	for (const auto &entry : subs) {
+		// plain names: lambdas cannot capture structured bindings (C++17)
+		const uint32_t free_total = entry.first;
+		const uint64_t sub = entry.second;
 		if (out.size() >= policy_.max_candidates)
 			break;
 		auto whole = [&](uint64_t b) {
