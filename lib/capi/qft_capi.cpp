@@ -429,14 +429,13 @@ qft_status_t qft_placer_score(const qft_placer_t *placer, const size_t *hosts, s
 		need(placer, "placer");
 		need(avg_hsd, "avg_hsd");
 		need(max_hsd, "max_hsd");
-		const qft_fabric_t *f = placer->fabric;
-		qft::Job job;
-		for (size_t i = 0; i < count; i++)
-			job.ranks.push_back(qft::HostOrd(hosts[i]));
-		auto p = qft::make_pattern(placer->placer->policy().pattern, &f->need_tree().pgft());
-		qft::Score sc = qft::score_jobs(f->fabric, *f->router, *p, {job});
-		*avg_hsd = sc.stages ? sc.avg_hsd : 1.0;
-		*max_hsd = sc.stages ? sc.max_hsd : 1;
+		std::vector<qft::HostOrd> ranks;
+		for (size_t i = 0; i < count; i++) {
+			if (hosts[i] >= placer->fabric->fabric.hosts().size())
+				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
+			ranks.push_back(qft::HostOrd(hosts[i]));
+		}
+		std::tie(*avg_hsd, *max_hsd) = placer->placer->predict(ranks);
 	});
 }
 

@@ -67,9 +67,9 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 Placer::~Placer() = default;
 
 template <typename Visit>
-void Placer::play(const std::vector<HostOrd> &ranks, Visit visit) const
+void Placer::play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const
 {
-	Sampled sampled(*pattern_, policy_.sample_stages);
+	Sampled sampled(*pattern_, stages);
 	uint32_t n = uint32_t(ranks.size());
 	std::vector<RankPair> pairs;
 	std::vector<PortIdx> touched;
@@ -96,7 +96,8 @@ std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
 	// running jobs put on it.
 	double alone_sum = 0, with_sum = 0;
 	size_t stages = 0;
-	play(ranks, [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+	play(ranks, policy_.sample_stages,
+	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
 		uint32_t alone = 0, with = 0;
 		for (PortIdx l : touched) {
 			alone = std::max(alone, load[l]);
@@ -109,6 +110,25 @@ std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
 	if (!stages)
 		return {1.0, 1.0};
 	return {alone_sum / double(stages), with_sum / double(stages)};
+}
+
+std::pair<double, uint32_t> Placer::predict(const std::vector<HostOrd> &ranks) const
+{
+	uint64_t sum = 0;
+	uint32_t worst = 0;
+	size_t stages = 0;
+	play(ranks, kPredictStages,
+	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+		     uint32_t m = 0;
+		     for (PortIdx l : touched)
+			     m = std::max(m, load[l]);
+		     sum += m;
+		     worst = std::max(worst, m);
+		     stages++;
+	     });
+	if (!stages)
+		return {1.0, 1};
+	return {double(sum) / double(stages), worst};
 }
 
 std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
@@ -149,10 +169,11 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
 	// Its busiest load on every link over the sampled stages.
 	std::map<PortIdx, uint32_t> peak;
-	play(hosts, [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
-		for (PortIdx l : touched)
-			peak[l] = std::max(peak[l], load[l]);
-	});
+	play(hosts, policy_.sample_stages,
+	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+		     for (PortIdx l : touched)
+			     peak[l] = std::max(peak[l], load[l]);
+	     });
 	job.peak.assign(peak.begin(), peak.end());
 	for (const auto &[l, c] : job.peak)
 		background_[l] += c;

@@ -97,6 +97,12 @@ public:
 	// the running jobs' loads.
 	std::pair<double, double> score(const std::vector<HostOrd> &ranks) const;
 
+	// The prediction a job is told: average and worst stage HSD alone over
+	// every stage of the pattern, or kPredictStages evenly spread ones for
+	// longer patterns (Shift on more than kPredictStages + 1 nodes).
+	static constexpr size_t kPredictStages = 1024;
+	std::pair<double, uint32_t> predict(const std::vector<HostOrd> &ranks) const;
+
 	const PlacementPolicy &policy() const { return policy_; }
 
 private:
@@ -119,7 +125,7 @@ private:
 	// visit(links touched, their loads). Touches only the links its flows
 	// use: a placement scores tens of candidates per decision.
 	template <typename Visit>
-	void play(const std::vector<HostOrd> &ranks, Visit visit) const;
+	void play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const;
 
 	const Fabric &fabric_;
 	const Tree &tree_;

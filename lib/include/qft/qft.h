@@ -181,7 +181,8 @@ QFT_EXPORT qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id
 QFT_EXPORT void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id);
 QFT_EXPORT size_t qft_placer_running(const qft_placer_t *placer);
 /* Predicted average and worst stage HSD of hosts in the given rank order,
- * alone, for the placer's pattern (every stage, not a sample). */
+ * alone, for the placer's pattern: every stage, or 1024 evenly spread ones
+ * when the pattern has more (Shift on more than 1025 nodes). */
 QFT_EXPORT qft_status_t qft_placer_score(const qft_placer_t *placer,
 					 const size_t *hosts, size_t count,
 					 double *avg_hsd, unsigned *max_hsd,
