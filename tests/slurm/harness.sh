@@ -39,7 +39,7 @@
 #                                             (repeatable; env: space-separated)
 #       --port BASE        QFT_PORT_BASE      slurmctld port; slurmd BASE+1
 #                                             (real nodes: BASE+1..BASE+N)
-#                                             default: a free one >= 20000
+#                                             default: a free one in 20000-32767
 #       --timeout SECS     QFT_START_TIMEOUT  default 300 (restart too)
 #       --real-nodes       QFT_REAL_NODES=1   no front end: Debian's
 #                                             /usr/sbin/slurmctld-wlm, one
@@ -280,8 +280,10 @@ pick_ports() {
     if [ -n "$PORT_BASE" ]; then return; fi
     local count=${1:-2} step base tries=0 i ok
     step=$(( (count + 3) / 4 * 4 ))
-    # a per-workdir start point, so parallel harnesses rarely collide
-    base=$(( 20000 + $(printf '%s' "$W" | cksum | cut -d' ' -f1) % 20000 ))
+    # a per-workdir start point, so parallel harnesses rarely collide, below
+    # the kernel's ephemeral range (srun and slurmstepd bind random ports
+    # there, which could take ours between this check and slurmctld's bind)
+    base=$(( 20000 + $(printf '%s' "$W" | cksum | cut -d' ' -f1) % 12000 ))
     base=$(( base - base % step ))
     while [ $tries -lt 200 ]; do
         ok=1
@@ -290,7 +292,7 @@ pick_ports() {
         done
         if [ $ok = 1 ]; then PORT_BASE=$base; return; fi
         base=$((base + step)); tries=$((tries + 1))
-        [ $base -lt 60000 ] || base=20000
+        [ $base -lt 32000 ] || base=20000
     done
     [ "$count" = 2 ] && die "no free port pair found"
     die "no $count free ports in a row found"
