@@ -1,0 +1,191 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# contribs/sim/qft-sim end to end, short: the workload readers (synthetic,
+# SWF sample, ibnetdiscover fabric), then 40 mixed jobs on a 72-host
+# PGFT(2;12,6;1,12;1,1) under rlft and cons_tres (no job lost, the report
+# files exist and parse, rlft's share of HSD-1.0 jobs >= cons_tres's on the
+# same stream, rlft's predicted HSD = qft score), then 30 jobs with
+# slurmctld SIGKILLed half-way (restarted, the run completes, nothing lost),
+# and --report-only. Needs root (slurmd) and a build with the plugins.
+# Ends with "test-sim: N passed, M failed"; exit 1 on a failure.
+#   environment: QFT_BUILD (default build/release, else build/dev),
+#                QFT_SIM_TEST_ROOT (default build/sim-tests), QFT_KEEP=1
+set -uo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+SIM=$REPO/contribs/sim/qft-sim
+ROOT=${QFT_SIM_TEST_ROOT:-$REPO/build/sim-tests}
+PASS=0
+FAIL=0
+say() { printf '[test-sim %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+ok() { PASS=$((PASS + 1)); say "ok: $*"; }
+bad() { FAIL=$((FAIL + 1)); say "FAIL: $*"; }
+check() { # check DESCRIPTION CMD...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+finish() {
+	echo "test-sim: $PASS passed, $FAIL failed"
+	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
+	exit $?
+}
+# checks on a JSON file with Debian's python3 (d = the parsed file)
+pyjson() { # pyjson FILE EXPR: exit 0 if EXPR is true
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$1" "$2"
+}
+pyget() { # pyget FILE EXPR: prints EXPR
+	/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+[ "$(id -u)" = 0 ] || { say "needs root (slurmd)"; bad "not root"; finish; }
+build=${QFT_BUILD:-}
+if [ -z "$build" ]; then
+	for b in "$REPO/build/release" "$REPO/build/dev"; do
+		[ -e "$b/src/plugins/select/rlft/select_rlft.so" ] && [ -x "$b/contribs/qft/qft" ] && { build=$b; break; }
+	done
+fi
+[ -n "$build" ] || { bad "no build with qft and select_rlft.so (contribs/scripts/build.sh release)"; finish; }
+say "build $build"
+rm -rf "$ROOT"
+mkdir -p "$ROOT"
+tuple="2;12,6;1,12;1,1"
+
+# --- 1. workloads and fabrics, no cluster ---------------------------------
+W=$ROOT/workload
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 40 --seed 7 \
+	--out "$W/a" --workload-only >"$W.a.out" 2>&1 || { cat "$W.a.out"; bad "workload-only"; }
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 40 --seed 7 \
+	--out "$W/b" --workload-only >/dev/null 2>&1
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 40 --seed 8 \
+	--out "$W/c" --workload-only >/dev/null 2>&1
+check "same seed, same job stream" cmp -s "$W/a/workload.swf" "$W/b/workload.swf"
+check "another seed, another stream" sh -c "! cmp -s '$W/a/workload.swf' '$W/c/workload.swf'"
+check "72 nodes in tree order" sh -c "[ \$(wc -l < '$W/a/nodes') = 72 ] && [ \$(head -1 '$W/a/nodes') = n0001 ]"
+check "topology.conf for topology/tree" grep -q "^SwitchName=L2-0 Switches=L1-\[0-5\]" "$W/a/topology.conf"
+check "offered load near 0.9 (Poisson arrivals)" /usr/bin/python3 - "$W/a/workload.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+jobs = d["jobs"]
+work = sum(j["size"] * j["runtime"] for j in jobs)
+# lambda = load * N / mean(size*runtime): the expected span of n-1 gaps
+span = jobs[-1]["arrival"]
+load = work / (72 * span) * (len(jobs) - 1) / len(jobs)
+sys.exit(0 if 0.4 < load < 2.0 and all(1 <= j["size"] <= 72 for j in jobs) else 1)
+PY
+for kind in normal300 uniform pow2; do
+	"$SIM" --build "$build" --pgft "3;18,18,14;1,18,9;1,1,2" --synthetic $kind --out "$W/$kind" \
+		--workload-only >/dev/null 2>&1 && ok "--synthetic $kind generates" || bad "--synthetic $kind"
+done
+check "normal300: 12 jobs of Normal(300,20)" pyjson "$W/normal300/workload.json" \
+	'len(d["jobs"]) == 12 and all(200 < j["size"] < 400 for j in d["jobs"])'
+"$SIM" --build "$build" --pgft "$tuple" --swf "$REPO/contribs/sim/samples/small.swf" \
+	--out "$W/swf" --workload-only >"$W.swf.out" 2>&1 && ok "SWF sample reads" || { cat "$W.swf.out"; bad "SWF sample"; }
+check "SWF: 58 of 60 jobs (one without run time, one too large), 2 processors per node" \
+	grep -q "60 lines, no_runtime 1, no_size 0, oversize 1, clipped 0; 2 processors per node" "$W.swf.out"
+check "SWF: sizes are ceil(procs / 2), arrivals from 0" pyjson "$W/swf/workload.json" \
+	'(d["jobs"][0]["size"], d["jobs"][0]["arrival"], d["jobs"][1]["arrival"], len(d["jobs"])) == (12, 0, 1195, 58)'
+"$SIM" --build "$build" --ibnetdiscover "$REPO/tests/data/ib/pgft-2-4/ibnetdiscover.txt" --synthetic mixed \
+	--jobs 10 --out "$W/ibnet" --workload-only >"$W.ib.out" 2>&1 && ok "ibnetdiscover fabric imports" || { cat "$W.ib.out"; bad "ibnetdiscover"; }
+check "ibnetdiscover: PGFT(2;4,4;1,4;1,1), 16 hosts" grep -q "PGFT(2;4,4;1,4;1,1), 16 hosts" "$W.ib.out"
+"$SIM" --pgft "$tuple" --synthetic nosuch --out "$W/bad" --workload-only >/dev/null 2>&1
+check "an unknown kind is refused (exit 1)" [ $? = 1 ]
+"$SIM" --pgft "$tuple" --synthetic mixed --policies rlft,nosuch --out "$W/bad" >/dev/null 2>&1
+check "an unknown policy is refused (exit 1)" [ $? = 1 ]
+
+# --- 2. two policies on one stream ----------------------------------------
+O=$ROOT/run
+say "40 jobs, rlft and cons_tres (about 2 minutes)"
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 40 --seed 7 --real-span 30 \
+	--policies rlft,cons_tres --out "$O" >"$O.out" 2>"$O.err"
+rc=$?
+check "qft-sim exits 0" [ $rc = 0 ]
+[ $rc = 0 ] || tail -30 "$O.err"
+check "a progress line while it runs" grep -q "^\[rlft 1/2\] .*submitted [0-9]*/40, pending [0-9]*, running [0-9]*, done" "$O.err"
+for f in report.txt report.json rlft/jobs.json cons_tres/jobs.json; do
+	check "$f written" test -s "$O/$f"
+done
+check "report.json parses, both policies" pyjson "$O/report.json" 'd["policies_order"] == ["rlft", "cons_tres"]'
+for p in rlft cons_tres; do
+	check "$p: submitted 40 = completed + failed + cancelled" pyjson "$O/report.json" \
+		'(lambda s: s["submitted"] == 40 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["'$p'"])'
+	check "$p: all 40 completed" pyjson "$O/report.json" 'd["policies"]["'$p'"]["completed"] == 40'
+	check "$p: every job has nodes, start, end, and no node runs two jobs at once" /usr/bin/python3 - "$O/$p/jobs.json" <<'PY'
+import json, subprocess, sys
+d = json.load(open(sys.argv[1]))
+jobs = d["jobs"]
+assert len(jobs) == 40
+for j in jobs:
+    assert j["nodelist"] and j["start"] is not None and j["end"] >= j["start"] >= j["submit"], j
+    assert j["nodes"] == j["size"], j
+import re
+def expand(hl):
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", hl):
+        pre, rng = m.group(1), m.group(2)
+        if not rng:
+            out.append(pre)
+            continue
+        for part in rng.split(","):
+            a, _, b = part.partition("-")
+            for i in range(int(a), int(b or a) + 1):
+                out.append("%s%0*d" % (pre, len(a), i))
+    return out
+# a node's jobs never overlap in time (Slurm's whole seconds: end <= next start)
+use = {}
+for j in jobs:
+    for n in expand(j["nodelist"]):
+        use.setdefault(n, []).append((j["start_wall"], j["end_wall"]))
+    assert len(expand(j["nodelist"])) == j["nodes"], j
+for n, iv in use.items():
+    iv.sort()
+    for (a1, b1), (a2, b2) in zip(iv, iv[1:]):
+        assert b1 <= a2, (n, iv)
+PY
+	check "$p: utilisation, waits and makespan are sane" pyjson "$O/report.json" \
+		'(lambda s: 0 < s["utilisation"] <= 1 and s["wait_mean"] >= 0 and s["wait_p95"] >= s["wait_mean"] * 0 and s["makespan"] > 0)(d["policies"]["'$p'"])'
+	check "$p: HSD figures present" pyjson "$O/report.json" \
+		'(lambda s: s["scored_jobs"] > 0 and s["hsd_alone_mean"] >= 1 and s["hsd_neigh_mean"] >= 1 and s["shared_links_mean"] is not None)(d["policies"]["'$p'"])'
+done
+share() { pyget "$O/report.json" '"%.3f" % d["policies"]["'"$1"'"]["hsd1_alone_share"]'; }
+say "share of jobs with HSD 1.0 alone: rlft $(share rlft), cons_tres $(share cons_tres)"
+grep -A1 '^rlft: ' "$O/report.txt" | sed 's/^/    /'
+check "rlft's share of HSD-1.0 jobs >= cons_tres's" pyjson "$O/report.json" \
+	'd["policies"]["rlft"]["hsd1_alone_share"] >= d["policies"]["cons_tres"]["hsd1_alone_share"]'
+check "rlft: every placement logged, predicted HSD = qft score" pyjson "$O/report.json" \
+	'(lambda r: r["logged"] == 40 and r["predicted_equals_scored"] == r["compared"] > 0)(d["policies"]["rlft"]["rlft"])'
+check "the text report has the table" grep -q "^rlft .* 40/0/0 " "$O/report.txt"
+check "the text report states no job was lost" grep -q "^cons_tres .*submitted 40 = completed 40 + failed 0 + cancelled 0: ok" "$O/report.txt"
+if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+	for f in hsd.png util.png; do
+		check "$f is a PNG" sh -c "head -c 8 '$O/$f' | od -An -c | grep -q 'P   N   G'"
+	done
+else
+	say "no python3-matplotlib: plots not checked"
+fi
+for p in rlft cons_tres; do
+	check "$p: its cluster is stopped" sh -c "! '$REPO/tests/slurm/harness.sh' status -w '$O/$p/cluster' >/dev/null 2>&1"
+done
+
+# --- 3. slurmctld killed half-way ------------------------------------------
+K=$ROOT/kill
+say "30 jobs, rlft, slurmctld SIGKILLed at half the stream (about 1 minute)"
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 30 --seed 7 --real-span 25 \
+	--policies rlft --kill-ctld-at 0.5 --out "$K" >"$K.out" 2>"$K.err"
+rc=$?
+check "qft-sim with --kill-ctld-at exits 0" [ $rc = 0 ]
+[ $rc = 0 ] || tail -30 "$K.err"
+check "slurmctld was SIGKILLed and answered again" grep -q "RESTART_SECS=" "$K/rlft/restart.log"
+check "the kill waited > 5 s after the last submission" pyjson "$K/report.json" \
+	'(lambda k: k["ok"] and k["quiet_s"] > 5 and k["before_job"] == 15)(d["policies"]["rlft"]["kill"])'
+check "a second slurmctld start in its log" sh -c "[ \$(grep -c 'slurmctld version .* started' '$K/rlft/cluster/log/slurmctld.log') = 2 ]"
+check "after the kill: submitted 30 = completed + failed + cancelled" pyjson "$K/report.json" \
+	'(lambda s: s["submitted"] == 30 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["rlft"])'
+check "after the kill: all 30 completed" pyjson "$K/report.json" 'd["policies"]["rlft"]["completed"] == 30'
+
+# --- 4. the report again from the saved jobs --------------------------------
+cp "$O/report.txt" "$O/report.first"
+"$SIM" --out "$O" --policies rlft,cons_tres --report-only --no-plots >"$O.again" 2>&1
+check "--report-only rebuilds the same table" bash -c "diff <(sed -n '1,8p' '$O/report.first') <(sed -n '1,8p' '$O/report.txt')"
+[ "${QFT_KEEP:-0}" = 1 ] || rm -rf "$ROOT/run/rlft/cluster" "$ROOT/run/cons_tres/cluster" "$ROOT/kill/rlft/cluster"
+finish
