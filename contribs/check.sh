@@ -5,13 +5,13 @@
 # (cmocka unit tests, C API test, CLI tests), the same under
 # AddressSanitizer + UndefinedBehaviorSanitizer, `make check-slurm` (the
 # plugins in a real front-end slurmctld, built from the same source),
-# `make check-ib` (qft's tables in a real OpenSM on ibsim), `make
-# check-fuzz` (libFuzzer on every parser, 20 s each), then
-# prints the benchmark figures. Needs root (apt-get, slurmd).
+# `make check-sim` (the simulation harness end to end), `make check-ib`
+# (qft's tables in a real OpenSM on ibsim), `make check-fuzz` (libFuzzer
+# on every parser, 20 s each), then prints the benchmark figures. Needs root (apt-get, slurmd).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$top/build"
-"$top/contribs/scripts/deps.sh"
+"$top/contribs/scripts/deps.sh" python3-matplotlib
 echo "== Slurm source (contribs/slurm/slurm-source.sh)"
 "$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source.log" 2>&1 || {
 	tail -30 "$top/build/slurm-source.log"
@@ -38,6 +38,8 @@ run_check release
 run_check sanitize --enable-sanitizers
 echo "== make check-slurm (front-end slurmctld)"
 make -C "$top/build/release" -s check-slurm
+echo "== make check-sim (contribs/sim/qft-sim on small front-end clusters)"
+make -C "$top/build/release" -s check-sim
 echo "== make check-ib (OpenSM on ibsim)"
 make -C "$top/build/release" -s check-ib
 echo "== make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
