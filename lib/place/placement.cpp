@@ -38,6 +38,9 @@ std::string Candidate::label() const
 {
 	if (level == 0)
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
+	if (best_fit)
+		return cat("L", level, "-", subtree, " best fit, ", hosts.size(),
+			   " hosts (no aligned block was free)");
 	std::string b; // ranges: 0-5,9
 	for (size_t i = 0; i < blocks.size(); i++) {
 		size_t j = i;
@@ -246,17 +249,23 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 			c.blocks = bs;
 			c.contiguous = contiguous;
 			c.aligned = rest == 0;
+			std::vector<uint64_t> idx;
 			for (size_t i = 0; i < bs.size(); i++) {
 				auto [lo, hi] = block_range(sub, bs[i]);
-				size_t take = (i + 1 == bs.size() && rest) ? rest : hi - lo;
-				for (uint64_t j = lo; j < hi && take; j++) {
+				if (i + 1 == bs.size() && rest) {
+					// the partial block: whole leaves first, the rest
+					// where it fits best (contiguous if the block is free)
+					fill(lo, hi, rest, counts, idx);
+					continue;
+				}
+				for (uint64_t j = lo; j < hi; j++) {
 					NodeId id = tree_.node_at(0, j);
-					if (id == kNone || !free[fabric_.host_ord(id)])
-						continue;
-					c.hosts.push_back(fabric_.host_ord(id));
-					take--;
+					if (id != kNone && free[fabric_.host_ord(id)])
+						idx.push_back(j);
 				}
 			}
+			for (uint64_t j : idx)
+				c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
 			if (c.hosts.size() != n)
 				return false; // blocks with absent hosts: not enough
 			for (HostOrd r : required)
@@ -306,6 +315,97 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 			bs.push_back(best);
 		}
 		make(bs, false);
+	}
+}
+
+void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
+		  std::vector<uint64_t> &out) const
+{
+	// Chunks: the largest subtrees [lo, hi) divides into evenly (hosts at
+	// the bottom; a block of W_l hosts may be a run of leaves).
+	const Pgft &g = tree_.pgft();
+	const uint64_t size = hi - lo;
+	uint64_t c = 1;
+	for (unsigned k = 1; k <= g.h() && g.M(k) < size; k++)
+		if (lo % g.M(k) == 0 && size % g.M(k) == 0)
+			c = g.M(k);
+	if (c == 1) {
+		for (uint64_t j = lo; j < hi && need; j++)
+			if (counts.free_in(j, j + 1)) {
+				out.push_back(j);
+				need--;
+			}
+		return;
+	}
+	const uint64_t chunks = size / c;
+	std::vector<bool> taken(chunks, false);
+	auto free_of = [&](uint64_t i) { return counts.free_in(lo + i * c, lo + (i + 1) * c); };
+	// whole free chunks that fit, in tree order: they keep the job's
+	// traffic inside whole subtrees
+	for (uint64_t i = 0; i < chunks && need; i++) {
+		uint32_t f = free_of(i);
+		if (f > 0 && f <= need && f == counts.present_in(lo + i * c, lo + (i + 1) * c)) {
+			fill(lo + i * c, lo + (i + 1) * c, f, counts, out);
+			taken[i] = true;
+			need -= f;
+		}
+	}
+	while (need) {
+		// the rest in the chunk with the fewest free hosts that holds it;
+		// if none does, the chunk with the most, and go on
+		uint64_t fit = chunks, most = chunks;
+		for (uint64_t i = 0; i < chunks; i++) {
+			if (taken[i] || !free_of(i))
+				continue;
+			if (free_of(i) >= need && (fit == chunks || free_of(i) < free_of(fit)))
+				fit = i;
+			if (most == chunks || free_of(i) > free_of(most))
+				most = i;
+		}
+		if (most == chunks)
+			fail(Status::internal, "placement: fill found ", need, " hosts too few");
+		uint64_t i = fit != chunks ? fit : most;
+		uint64_t take = std::min<uint64_t>(need, free_of(i));
+		fill(lo + i * c, lo + (i + 1) * c, take, counts, out);
+		taken[i] = true;
+		need -= take;
+	}
+}
+
+// No aligned block was free: a best fit in each of the tightest level-l
+// subtrees that hold the job.
+void Placer::best_fit_at(unsigned level, const Counts &counts, uint32_t n,
+			 const std::vector<HostOrd> &required, std::vector<Candidate> &out) const
+{
+	const Pgft &g = tree_.pgft();
+	const uint64_t m = g.M(level);
+	std::vector<std::pair<uint32_t, uint64_t>> subs; // free hosts, subtree
+	for (uint64_t sub = 0; sub * m < g.hosts(); sub++) {
+		uint32_t f = counts.free_in(sub * m, std::min(g.hosts(), (sub + 1) * m));
+		if (f >= n)
+			subs.push_back({f, sub});
+	}
+	std::sort(subs.begin(), subs.end());
+	for (const auto &entry : subs) {
+		if (out.size() >= kWindowsPerSubtree)
+			break;
+		std::vector<uint64_t> idx;
+		fill(entry.second * m, std::min(g.hosts(), (entry.second + 1) * m), n, counts, idx);
+		std::sort(idx.begin(), idx.end());
+		Candidate c;
+		c.level = level;
+		c.subtree = entry.second;
+		c.best_fit = true;
+		for (uint64_t j : idx)
+			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+		bool has_required = true;
+		for (HostOrd r : required)
+			has_required = has_required &&
+				       std::find(c.hosts.begin(), c.hosts.end(), r) != c.hosts.end();
+		if (!has_required)
+			continue;
+		c.free_left = entry.first - n;
+		out.push_back(std::move(c));
 	}
 }
 
@@ -359,15 +459,17 @@ Placement Placer::place(const PlacementRequest &req) const
 		counts.present[j + 1] = counts.present[j] + present;
 		counts.free[j + 1] = counts.free[j] + (present && free[fabric_.host_ord(id)]);
 	}
-	unsigned level = 1;
-	while (level < g.h() && g.M(level) < req.nodes)
-		level++;
+	unsigned smallest = 1; // the smallest level whose subtrees hold N
+	while (smallest < g.h() && g.M(smallest) < req.nodes)
+		smallest++;
 	std::vector<Candidate> cands;
-	for (; level <= g.h() && cands.empty(); level++)
-		candidates_at(level, counts, free, req.nodes, req.required, cands);
+	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++)
+		candidates_at(l, counts, free, req.nodes, req.required, cands);
+	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++)
+		best_fit_at(l, counts, req.nodes, req.required, cands);
 	if (cands.empty()) {
-		// No aligned run is free: the required hosts, then free hosts in
-		// tree order.
+		// The required hosts are spread wider than any best fit: they,
+		// then free hosts in tree order.
 		Candidate c;
 		std::vector<bool> taken(hosts, false);
 		for (HostOrd r : req.required) {

@@ -7,8 +7,10 @@
 // traffic, so blocks of W_l = prod_{k<=l} w_k hosts suffice there. The
 // placer looks in the smallest level l whose subtrees can hold N, for runs
 // of free aligned blocks of W_l hosts in one subtree (contiguous first,
-// then scattered whole blocks), falls back level by level, and last to any
-// free hosts in tree order. Candidates are ranked by the congestion the
+// then scattered whole blocks), falls back level by level, and last to a
+// best fit down the tree (whole free subtrees that fit, the rest in the
+// subtree with the fewest free hosts that holds it, as cons_tres does with
+// Slurm's switches). Candidates are ranked by the congestion the
 // routing gives them (a sample of Shift stages, each link's load plus the
 // busiest load the running jobs put on it), then by best fit (the fewest
 // free hosts left in the subtree), then by position.
@@ -56,7 +58,8 @@ struct PlacementRequest {
 
 struct Candidate {
 	std::vector<HostOrd> hosts; // in tree order
-	unsigned level = 0;         // subtree level; 0: fallback, any hosts
+	unsigned level = 0;         // subtree level; 0: required hosts, then any
+	bool best_fit = false;      // no aligned block was free: fill()
 	uint64_t subtree = 0;
 	uint64_t block = 0;         // W_level
 	std::vector<uint64_t> blocks; // block indexes within the subtree
@@ -120,6 +123,12 @@ private:
 	void candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
 			   uint32_t n, const std::vector<HostOrd> &required,
 			   std::vector<Candidate> &out) const;
+	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
+	// the tree; the range must hold that many free hosts.
+	void fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
+		  std::vector<uint64_t> &out) const;
+	void best_fit_at(unsigned level, const Counts &counts, uint32_t n,
+			 const std::vector<HostOrd> &required, std::vector<Candidate> &out) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
 	// Plays the sampled stages of a job; for each stage calls
 	// visit(links touched, their loads). Touches only the links its flows

@@ -144,6 +144,30 @@ void scattered_whole_blocks_when_no_run_is_free(void **)
 	assert_true(p.chosen.hsd == 1.0);
 }
 
+void best_fit_when_no_block_is_free(void **)
+{
+	World w(Remainder::exact, "2;4,4;1,4;1,1");
+	// every leaf partly held (free: 3, 2, 3, 1): no whole block for 6 nodes.
+	// Best fit: the fullest leaf (0), then the leaf that holds the rest
+	// with the fewest free hosts (2), not the first free hosts (leaf 1).
+	w.placer->add_running(1, {0});
+	w.placer->add_running(2, {4, 5});
+	w.placer->add_running(3, {8});
+	w.placer->add_running(4, {12, 13, 14});
+	Placement p = w.place(6);
+	assert_int_equal(p.outcome, Placement::placed);
+	assert_true(p.chosen.best_fit);
+	assert_non_null(strstr(p.chosen.label().c_str(), "best fit"));
+	std::vector<HostOrd> want = {1, 2, 3, 9, 10, 11};
+	assert_true(p.chosen.hosts == want);
+	// 4 nodes: no leaf holds them; leaf 0's three, and the last one in
+	// the leaf with a single free host (3), which no other job could use
+	Placement q = w.place(4);
+	std::vector<HostOrd> want4 = {1, 2, 3, 15};
+	assert_true(q.chosen.best_fit);
+	assert_true(q.chosen.hosts == want4);
+}
+
 } // namespace
 
 int main(void)
@@ -155,6 +179,7 @@ int main(void)
 		cmocka_unit_test(not_now_and_never),
 		cmocka_unit_test(required_hosts_are_kept),
 		cmocka_unit_test(scattered_whole_blocks_when_no_run_is_free),
+		cmocka_unit_test(best_fit_when_no_block_is_free),
 	};
 	return cmocka_run_group_tests_name("place", tests, nullptr, nullptr);
 }
