@@ -3,8 +3,8 @@
 # contribs/sim/qft-sim end to end, short: the workload readers (synthetic,
 # SWF sample, ibnetdiscover fabric), then 40 mixed jobs on a 72-host
 # PGFT(2;12,6;1,12;1,1) under rlft and cons_tres (no job lost, the report
-# files exist and parse, rlft's share of HSD-1.0 jobs >= cons_tres's on the
-# same stream, rlft's predicted HSD = qft score), then 30 jobs with
+# files exist and parse, every rlft job on aligned blocks scores HSD 1.0,
+# rlft's predicted HSD = qft score), then 30 jobs with
 # slurmctld SIGKILLed half-way (restarted, the run completes, nothing lost),
 # and --report-only. Needs root (slurmd) and a build with the plugins.
 # Ends with "test-sim: N passed, M failed"; exit 1 on a failure.
@@ -150,8 +150,11 @@ done
 share() { pyget "$O/report.json" '"%.3f" % d["policies"]["'"$1"'"]["hsd1_alone_share"]'; }
 say "share of jobs with HSD 1.0 alone: rlft $(share rlft), cons_tres $(share cons_tres)"
 grep -A1 '^rlft: ' "$O/report.txt" | sed 's/^/    /'
-check "rlft's share of HSD-1.0 jobs >= cons_tres's" pyjson "$O/report.json" \
-	'd["policies"]["rlft"]["hsd1_alone_share"] >= d["policies"]["cons_tres"]["hsd1_alone_share"]'
+# Which jobs run beside which depends on real-time scheduling, so the two
+# policies' shares are printed, not compared; what rlft guarantees is
+# asserted: every job it put on whole aligned blocks scores HSD 1.0.
+check "rlft: every job on aligned blocks has HSD 1.0 alone (qft score)" pyjson "$O/rlft/jobs.json" \
+	'(lambda a: len(a) > 0 and all(abs(j["hsd_alone"] - 1.0) < 1e-9 for j in a))([j for j in d["jobs"] if "(aligned" in j.get("rlft", {}).get("placement", "") and "hsd_alone" in j])'
 check "rlft: every placement logged, predicted HSD = qft score" pyjson "$O/report.json" \
 	'(lambda r: r["logged"] == 40 and r["predicted_equals_scored"] == r["compared"] > 0)(d["policies"]["rlft"]["rlft"])'
 check "the text report has the table" grep -q "^rlft .* 40/0/0 " "$O/report.txt"
