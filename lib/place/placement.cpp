@@ -264,6 +264,8 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 						idx.push_back(j);
 				}
 			}
+			// ranks in tree order, as the job will run (and be scored)
+			std::sort(idx.begin(), idx.end());
 			for (uint64_t j : idx)
 				c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
 			if (c.hosts.size() != n)

@@ -144,6 +144,20 @@ void scattered_whole_blocks_when_no_run_is_free(void **)
 	assert_true(p.chosen.hsd == 1.0);
 }
 
+void candidates_are_in_tree_order(void **)
+{
+	World w(Remainder::exact, "2;4,4;1,4;1,1");
+	// 6 nodes: leaf 1 whole, the remainder of 2 in leaf 0 (the only other
+	// leaf with 2 free): ranks in tree order, as the job runs and is scored
+	w.placer->add_running(1, {0, 1});
+	w.placer->add_running(2, {8, 9, 10});
+	w.placer->add_running(3, {12, 13, 14});
+	Placement p = w.place(6);
+	assert_false(p.chosen.contiguous);
+	std::vector<HostOrd> want = {2, 3, 4, 5, 6, 7};
+	assert_true(p.chosen.hosts == want);
+}
+
 void best_fit_when_no_block_is_free(void **)
 {
 	World w(Remainder::exact, "2;4,4;1,4;1,1");
@@ -179,6 +193,7 @@ int main(void)
 		cmocka_unit_test(not_now_and_never),
 		cmocka_unit_test(required_hosts_are_kept),
 		cmocka_unit_test(scattered_whole_blocks_when_no_run_is_free),
+		cmocka_unit_test(candidates_are_in_tree_order),
 		cmocka_unit_test(best_fit_when_no_block_is_free),
 	};
 	return cmocka_run_group_tests_name("place", tests, nullptr, nullptr);
