@@ -4,8 +4,13 @@
 // Seed 000 V-B: D-Mod-K keeps Shift (and every unidirectional collective)
 // congestion-free on any set of N = i prod_k w_k hosts contiguous in tree
 // order. Inside one level-l subtree only levels <= l carry the job's
-// traffic, so blocks of W_l = prod_{k<=l} w_k hosts suffice there. The
-// placer looks in the smallest level l whose subtrees can hold N, for runs
+// traffic, so blocks of W_l = prod_{k<=l} w_k hosts suffice there.
+// Measured exception (docs/sim.md, run 4): with parallel links above
+// (p_l > 1) runs of an odd number (>= 5) of blocks congest; seed 000
+// lemma 3 wants N / W_{l-1} to be a multiple of w_l p_l. The prediction
+// reports it; the block is not widened yet.
+//
+// The placer looks in the smallest level l whose subtrees can hold N, for runs
 // of free aligned blocks of W_l hosts in one subtree (contiguous first,
 // then scattered whole blocks), falls back level by level, and last to a
 // best fit down the tree (whole free subtrees that fit, the rest in the
