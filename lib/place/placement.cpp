@@ -197,6 +197,20 @@ void Placer::remove_running(uint32_t job_id)
 	jobs_.erase(it);
 }
 
+std::vector<std::pair<uint32_t, uint64_t>>
+Placer::subtrees_holding(unsigned level, const Counts &counts, uint32_t n) const
+{
+	const uint64_t m = tree_.pgft().M(level), hosts = tree_.pgft().hosts();
+	std::vector<std::pair<uint32_t, uint64_t>> subs;
+	for (uint64_t sub = 0; sub * m < hosts; sub++) {
+		uint32_t f = counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
+		if (f >= n)
+			subs.push_back({f, sub});
+	}
+	std::sort(subs.begin(), subs.end());
+	return subs;
+}
+
 // Candidates inside level-l subtrees: runs of aligned blocks of W_l hosts,
 // contiguous windows first, then the best-fitting whole blocks. Subtrees
 // are visited tightest first (fewest free hosts that still hold the job),
@@ -213,13 +227,7 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 	const uint64_t need = full + (rest ? 1 : 0);
 	if (need > blocks_per)
 		return;
-	std::vector<std::pair<uint32_t, uint64_t>> subs; // free hosts, subtree
-	for (uint64_t sub = 0; sub * m < hosts; sub++) {
-		uint32_t f = counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
-		if (f >= n)
-			subs.push_back({f, sub});
-	}
-	std::sort(subs.begin(), subs.end());
+	const auto subs = subtrees_holding(level, counts, n);
 	auto block_range = [&](uint64_t sub, uint64_t b) {
 		uint64_t lo = sub * m + b * w;
 		return std::make_pair(lo, std::min({lo + w, (sub + 1) * m, hosts}));
@@ -381,14 +389,7 @@ void Placer::best_fit_at(unsigned level, const Counts &counts, uint32_t n,
 {
 	const Pgft &g = tree_.pgft();
 	const uint64_t m = g.M(level);
-	std::vector<std::pair<uint32_t, uint64_t>> subs; // free hosts, subtree
-	for (uint64_t sub = 0; sub * m < g.hosts(); sub++) {
-		uint32_t f = counts.free_in(sub * m, std::min(g.hosts(), (sub + 1) * m));
-		if (f >= n)
-			subs.push_back({f, sub});
-	}
-	std::sort(subs.begin(), subs.end());
-	for (const auto &entry : subs) {
+	for (const auto &entry : subtrees_holding(level, counts, n)) {
 		if (out.size() >= kWindowsPerSubtree)
 			break;
 		std::vector<uint64_t> idx;

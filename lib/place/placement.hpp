@@ -125,6 +125,11 @@ private:
 		uint32_t free_in(uint64_t a, uint64_t b) const { return free[b] - free[a]; }
 		uint32_t present_in(uint64_t a, uint64_t b) const { return present[b] - present[a]; }
 	};
+	// Level-l subtrees with at least n free hosts: (free hosts, subtree),
+	// tightest first.
+	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
+								    const Counts &counts,
+								    uint32_t n) const;
 	void candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
 			   uint32_t n, const std::vector<HostOrd> &required,
 			   std::vector<Candidate> &out) const;
