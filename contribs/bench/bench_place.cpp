@@ -1,22 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// Benchmark: one select/rlft placement decision (libqft's placer) with 200
-// running jobs, at 1944 and 4536 hosts, one core. The same decisions run
-// inside slurmctld's job_test; contribs/bench/select-latency.sh sets them
-// beside cons_tres's in a real slurmctld. Figures, no asserts.
+// Benchmark, two parts, one core, figures and no asserts:
+// 1. one select/rlft placement decision (libqft's placer) with 200 running
+//    jobs, at 1944 and 4536 hosts. contribs/bench/select-latency.sh sets
+//    the same decisions beside cons_tres's in a real slurmctld.
+// 2. what slurmctld waits for under its write locks, through the C API
+//    select/rlft calls: job_test (qft_placer_place), job_begin
+//    (qft_placer_add_job, then the prediction the job is told) and job_fini
+//    (qft_placer_remove_job), for jobs of 2..4536 nodes on an empty tree.
+//    With the flow budget (QFT_FLOW_BUDGET) against without it (every
+//    sampled stage: 32 per candidate, up to 1024 for the prediction), in
+//    the same run. Compiled against a qft.h without QFT_FLOW_BUDGET (the
+//    code before the budget), part 2 times that code alone.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
+#include <tuple>
 #include <vector>
 
 #include "lib/place/placement.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
+#include "qft/qft.h"
 
 using namespace qft;
 using Clock = std::chrono::steady_clock;
 
-int main()
+namespace {
+
+void decisions_with_running_jobs()
 {
 	std::printf("qft bench: placement decisions with 200 running jobs, one core\n");
 	const uint32_t fill[] = {1, 2, 3, 4, 6, 8, 9, 12, 18, 1};
@@ -53,5 +66,130 @@ int main()
 			    tuple, f.hosts().size(), placer.running(), us.size(), placed,
 			    sum / double(us.size()), us[us.size() / 2], us[us.size() * 95 / 100]);
 	}
+}
+
+double ms_since(Clock::time_point t0)
+{
+	return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+// Milliseconds of one job's calls over the repetitions (median, and the
+// least: the cost without other load on the machine), and what the job was
+// told.
+struct Cycle {
+	double test = 0, begin = 0, fini = 0;             // medians
+	double test_min = 0, begin_min = 0, fini_min = 0; // least
+	size_t played = 0, total = 0;
+	double avg_hsd = 0;
+	double locked() const { return test + begin + fini; }
+};
+
+// The median and the least of v.
+std::pair<double, double> stats(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return {v[v.size() / 2], v.front()};
+}
+
+// One job's job_test, job_begin and job_fini as select/rlft makes them,
+// `reps` times; the medians.
+Cycle time_cycle(qft_placer_t *placer, size_t hosts, uint32_t nodes, int reps)
+{
+	std::vector<uint8_t> eligible(hosts, 1);
+	std::vector<double> test, begin, fini;
+	Cycle c;
+	for (int rep = 0; rep < reps; rep++) {
+		qft_placement_t pl;
+		auto t0 = Clock::now();
+		if (qft_placer_place(placer, nodes, eligible.data(), nullptr, nullptr, 0, &pl,
+				     nullptr) != QFT_OK || pl.outcome != QFT_PLACED)
+			return c;
+		test.push_back(ms_since(t0));
+		std::vector<size_t> chosen(pl.hosts, pl.hosts + pl.count);
+		t0 = Clock::now();
+		qft_placer_add_job(placer, 1, chosen.data(), chosen.size(), nullptr);
+#ifdef QFT_FLOW_BUDGET
+		qft_prediction_t pr;
+		qft_placer_predict(placer, chosen.data(), chosen.size(), &pr, nullptr);
+		c.played = pr.stages_played;
+		c.total = pr.stages_total;
+		c.avg_hsd = pr.avg_hsd;
+#else
+		unsigned max_hsd;
+		qft_placer_score(placer, chosen.data(), chosen.size(), &c.avg_hsd, &max_hsd, nullptr);
+#endif
+		begin.push_back(ms_since(t0));
+		t0 = Clock::now();
+		qft_placer_remove_job(placer, 1);
+		fini.push_back(ms_since(t0));
+	}
+	std::tie(c.test, c.test_min) = stats(test);
+	std::tie(c.begin, c.begin_min) = stats(begin);
+	std::tie(c.fini, c.fini_min) = stats(fini);
+	return c;
+}
+
+qft_placer_t *make_placer(const qft_fabric_t *f, bool bounded)
+{
+	qft_placer_config_t conf = {};
+#ifdef QFT_FLOW_BUDGET
+	if (!bounded)
+		conf.flow_budget = SIZE_MAX;
+#else
+	(void)bounded;
+#endif
+	qft_placer_t *p = nullptr;
+	qft_placer_create(f, &conf, &p, nullptr);
+	return p;
+}
+
+void print_cycle(const char *what, const Cycle &c)
+{
+	std::printf("  %-9s test %6.2f/%6.2f  begin %7.2f/%7.2f  fini %5.3f/%5.3f", what, c.test,
+		    c.test_min, c.begin, c.begin_min, c.fini, c.fini_min);
+	if (c.total)
+		std::printf("  (HSD %.3f over %zu of %zu stages)", c.avg_hsd, c.played, c.total);
+	std::printf("\n");
+}
+
+void time_under_locks(const char *tuple)
+{
+	qft_fabric_t *f = nullptr;
+	if (qft_fabric_generate(tuple, nullptr, 0, &f, nullptr) != QFT_OK)
+		return;
+	const size_t hosts = qft_fabric_host_count(f);
+	std::printf("PGFT(%s), %zu hosts, empty; ms, median/least of 7 (unbounded: 3)\n", tuple,
+		    hosts);
+	qft_placer_t *bounded = make_placer(f, true), *unbounded = make_placer(f, false);
+	for (uint32_t n : {2, 18, 100, 324, 648, 1000, 1944, 4536}) {
+		if (n > hosts)
+			continue;
+		std::printf("%u nodes:\n", n);
+#ifdef QFT_FLOW_BUDGET
+		Cycle b = time_cycle(bounded, hosts, n, 7), u = time_cycle(unbounded, hosts, n, 3);
+		print_cycle("budget", b);
+		print_cycle("unbounded", u);
+		std::printf("  medians: begin+fini %.2f ms (unbounded %.2f: x%.0f), all three "
+			    "%.2f ms (unbounded %.2f: x%.1f)\n",
+			    b.begin + b.fini, u.begin + u.fini, (u.begin + u.fini) / (b.begin + b.fini),
+			    b.locked(), u.locked(), u.locked() / b.locked());
+#else
+		print_cycle("before", time_cycle(unbounded, hosts, n, 7));
+#endif
+	}
+	qft_placer_destroy(bounded);
+	qft_placer_destroy(unbounded);
+	qft_fabric_destroy(f);
+}
+
+} // namespace
+
+int main()
+{
+	decisions_with_running_jobs();
+	std::printf("\nqft bench: time under slurmctld's locks per job: job_test (place), "
+		    "job_begin (add_job + prediction), job_fini (remove_job)\n");
+	time_under_locks("3;18,18,14;1,18,9;1,1,2");
+	time_under_locks("3;18,18,6;1,18,6;1,1,3");
 	return 0;
 }

@@ -2,14 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Benchmark: slurmctld's scheduling with select/rlft + topology/qft beside
 # select/cons_tres + topology/tree (the equivalent topology.conf), same
-# fabric and workload, in one run: ~200 running jobs, then 50 more
-# submitted; sdiag's main-scheduler cycle times for both, and rlft's own
-# placement time per job. Figures, no asserts. Needs root.
-#   usage: contribs/bench/select-latency.sh BUILD-DIR [RUNNING-JOBS]
+# fabric and workload, in one run: ~200 running jobs, then WAVES waves of 4
+# jobs (one main-scheduler cycle each at least) while short jobs end; sdiag's
+# main-scheduler cycle (mean over every cycle after the reset, and the
+# count of cycles) for both, the ratio rlft/cons_tres, and what select/rlft
+# did under slurmctld's locks per job (placement, cons_tres's job_test after
+# it, job_begin, job_fini; from its log lines). Figures, no asserts. Root.
+#   usage: contribs/bench/select-latency.sh BUILD-DIR [RUNNING-JOBS [WAVES]]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
-build=$(cd "${1:?usage: $0 BUILD-DIR [RUNNING-JOBS]}" && pwd)
+build=$(cd "${1:?usage: $0 BUILD-DIR [RUNNING-JOBS [WAVES]]}" && pwd)
 njobs=${2:-200}
+waves=${3:-25}
 qft=$build/contribs/qft/qft
 harness=$top/tests/slurm/harness.sh
 work=$top/build/bench-select
@@ -23,22 +27,36 @@ more=(18 36 7 100 2 54 9 72 1 5)
 sdiag_mean() { "$1/bin/sdiag" 2>/dev/null | awk '/^Main schedule statistics/ {m=1} m && /Mean cycle:/ {print $3; exit}'; }
 sdiag_max() { "$1/bin/sdiag" 2>/dev/null | awk '/^Main schedule statistics/ {m=1} m && /Max cycle:/ {print $3; exit}'; }
 
-echo "rlft place/cons_tres: mean microseconds per placed job of rlft's placement and of"
-echo "cons_tres's job_test after it, in the same slurmctld"
-printf '%-6s %-30s %8s %12s %12s %14s\n' nodes config running "mean cycle" "max cycle" "rlft place/cons_tres us"
+sdiag_field() { # sdiag_field WORKDIR "Mean cycle:"
+	"$1/bin/sdiag" 2>/dev/null | awk -v f="$2" '/^Main schedule statistics/ {m=1} m && index($0, f) {print $NF; exit}'
+}
+# mean and max of "<key> N us" in rlft's log lines
+log_us() {
+	(grep -o "$2 [0-9]* us" "$1" || true) |
+		awk '{s += $2; if ($2 > m) m = $2; c++} END {if (c) printf "%.0f/%d", s / c, m; else printf "-"}'
+}
+
+echo "mean cycle: sdiag's main scheduler, microseconds, over 'cycles' cycles after the reset;"
+echo "rlft's columns: mean/max microseconds per job of its placement, cons_tres's job_test"
+echo "after it, job_begin and job_fini (everything select/rlft does under slurmctld's locks)"
+printf '%-6s %-26s %7s %7s %11s %6s %10s %12s %10s %9s\n' nodes config running cycles "mean cycle" ratio \
+	place cons_tres job_begin job_fini
 for spec in "1944:3;18,18,6;1,18,6;1,1,3" "4536:3;18,18,14;1,18,9;1,1,2"; do
 	n=${spec%%:*}
 	tuple=${spec#*:}
 	"$qft" gen pgft "$tuple" -o "$work/fabric.json" 2>/dev/null
 	"$qft" topology-conf --fabric "$work/fabric.json" -o "$work/topology.conf"
 	echo "FabricFile=fabric.json" >"$work/qft.conf"
-	for config in rlft tree; do
+	base_mean=
+	for config in tree rlft; do
 		w=$work/c-$n-$config
 		if [ $config = rlft ]; then
 			args=(-t topology/qft -s select/rlft -c "$work/qft.conf" -c "$work/fabric.json")
 		else
 			args=(-t topology/tree -s select/cons_tres -c "$work/topology.conf")
 		fi
+		# verbose: rlft's job_fini line; both configs log the same way
+		args+=(-e "SlurmctldDebug=verbose")
 		"$harness" start -w "$w" -n "$n" -p "$work/plugins" "${args[@]}" >"$w.out" 2>&1 ||
 			{ tail -5 "$w.out"; exit 1; }
 		cd "$w"
@@ -50,18 +68,29 @@ for spec in "1944:3;18,18,6;1,18,6;1,1,3" "4536:3;18,18,14;1,18,9;1,1,2"; do
 			sleep 1
 		done
 		"$w/bin/sdiag" --reset >/dev/null || true
-		for i in $(seq 0 49); do
-			"$w/bin/sbatch" -N "${more[$((i % 10))]}" -o /dev/null --wrap 'sleep 1000' >/dev/null
+		for i in $(seq 0 $((waves - 1))); do
+			for k in 0 1 2 3; do
+				"$w/bin/sbatch" -N "${more[$(((4 * i + k) % 10))]}" -o /dev/null \
+					--wrap "sleep $((2 + k))" >/dev/null
+			done
+			sleep 1.5
 		done
-		sleep 15
-		us=-
-		if [ $config = rlft ]; then
-			us=$( (grep -o 'placed in [0-9]* us over [0-9]* candidates, cons_tres [0-9]* us' "$w/log/slurmctld.log" || true) |
-				awk '{s += $3; b += $9; c++} END {if (c) printf "%.0f/%.0f (n=%d)", s / c, b / c, c}')
+		sleep 5
+		mean=$(sdiag_field "$w" "Mean cycle:")
+		ratio=-
+		if [ $config = tree ]; then
+			base_mean=$mean
+		elif [ -n "$base_mean" ] && [ "${base_mean:-0}" -gt 0 ]; then
+			ratio=$(awk -v a="$mean" -v b="$base_mean" 'BEGIN {printf "%.2f", a / b}')
 		fi
-		printf '%-6s %-30s %8s %12s %12s %14s\n' "$n" \
+		log=$w/log/slurmctld.log
+		printf '%-6s %-26s %7s %7s %11s %6s %10s %12s %10s %9s\n' "$n" \
 			"$([ $config = rlft ] && echo "select/rlft+topology/qft" || echo "cons_tres+topology/tree")" \
-			"$("$w/bin/squeue" -h -t R | wc -l)" "$(sdiag_mean "$w")" "$(sdiag_max "$w")" "$us"
+			"$("$w/bin/squeue" -h -t R | wc -l)" "$(sdiag_field "$w" "Total cycles:")" "$mean" "$ratio" \
+			"$([ $config = rlft ] && log_us "$log" "placed in" || echo -)" \
+			"$([ $config = rlft ] && log_us "$log" "cons_tres" || echo -)" \
+			"$([ $config = rlft ] && log_us "$log" "job_begin" || echo -)" \
+			"$([ $config = rlft ] && log_us "$log" "job_fini" || echo -)"
 		cd "$top"
 		"$harness" stop -w "$w" >/dev/null 2>&1
 	done

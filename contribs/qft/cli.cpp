@@ -76,14 +76,18 @@ std::unique_ptr<Model> load_model(const std::string &path, const std::string &ro
 				  const std::string &lft_path)
 {
 	auto m = std::make_unique<Model>();
-	m->fabric = fabric_load_json(path);
-	if (!m->fabric.tree_tuple().empty())
-		m->tree.emplace(Tree::from_fabric(m->fabric));
+	naming_origin(path, [&] {
+		m->fabric = fabric_load_json(path);
+		if (!m->fabric.tree_tuple().empty())
+			m->tree.emplace(Tree::from_fabric(m->fabric));
+	});
 	if (!lft_path.empty()) {
 		m->lfts.emplace(load_lfts(m->fabric, lft_path));
 		m->router = std::make_unique<TableRouter>(m->fabric, *m->lfts);
 	} else {
-		m->router = make_router(routing, m->fabric, m->tree ? &*m->tree : nullptr);
+		naming_origin(path, [&] {
+			m->router = make_router(routing, m->fabric, m->tree ? &*m->tree : nullptr);
+		});
 	}
 	return m;
 }

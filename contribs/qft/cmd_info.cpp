@@ -39,6 +39,7 @@ int cmd_info(int argc, char **argv)
 	for (const MissingCable &c : m->tree->missing())
 		std::printf("  %s up-port %u\n",
 			    m->tree->position_label(c.level, c.index).c_str(), c.up_port);
+	std::fputs(unplaced_hosts_report(f, *m->tree, args.need("--fabric")).c_str(), stdout);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "qft/qft.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -144,6 +145,29 @@ void need(const void *p, const char *what)
 		qft::fail(qft::Status::invalid, what, " is NULL");
 }
 
+// The body of qft_fabric_import_ibnetdiscover(): the findings of the import
+// and of the recognition, then the hosts the router will not reach.
+void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
+			 qft_fabric_t **out)
+{
+	qft::ImportResult imp = qft::load_ibnetdiscover(path, naming);
+	qft::Recognition r = qft::recognise(imp.fabric);
+	std::string report;
+	for (const std::string &w : imp.warnings)
+		report += w + "\n";
+	for (const qft::RecognisedCable &c : r.missing_cables)
+		report += qft::cat(path, ": missing cable ", c.text, "\n");
+	for (const std::string &s : r.missing_switches)
+		report += qft::cat(path, ": no switch at ", s, "\n");
+	for (const std::string &s : r.detached_text)
+		report += qft::cat(path, ": detached ", s, "\n");
+	auto f = std::make_unique<qft_fabric>(std::move(imp.fabric));
+	if (f->tree)
+		report += qft::unplaced_hosts_report(f->fabric, *f->tree, path);
+	f->report = std::move(report);
+	*out = f.release();
+}
+
 } // namespace
 
 extern "C" {
@@ -174,7 +198,12 @@ qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 		need(path, "path");
 		need(out, "out");
 		*out = nullptr;
-		*out = new qft_fabric(qft::fabric_load_json(path));
+		qft::naming_origin(path, [&] {
+			auto f = std::make_unique<qft_fabric>(qft::fabric_load_json(path));
+			if (f->tree)
+				f->report = qft::unplaced_hosts_report(f->fabric, *f->tree, path);
+			*out = f.release();
+		});
 	});
 }
 
@@ -186,20 +215,7 @@ qft_status_t qft_fabric_import_ibnetdiscover(const char *path, const char *name_
 		need(out, "out");
 		*out = nullptr;
 		qft::HostNaming naming{name_regex ? name_regex : ""};
-		qft::ImportResult imp = qft::load_ibnetdiscover(path, naming);
-		qft::Recognition r = qft::recognise(imp.fabric);
-		std::string report;
-		for (const std::string &w : imp.warnings)
-			report += w + "\n";
-		for (const qft::RecognisedCable &c : r.missing_cables)
-			report += qft::cat(path, ": missing cable ", c.text, "\n");
-		for (const std::string &s : r.missing_switches)
-			report += qft::cat(path, ": no switch at ", s, "\n");
-		for (const std::string &s : r.detached_text)
-			report += qft::cat(path, ": detached ", s, "\n");
-		auto *f = new qft_fabric(std::move(imp.fabric));
-		f->report = std::move(report);
-		*out = f;
+		qft::naming_origin(path, [&] { import_ibnetdiscover(path, naming, out); });
 	});
 }
 
@@ -324,6 +340,8 @@ qft_status_t qft_score_job(const qft_fabric_t *fabric, const char *const *hosts,
 	});
 }
 
+static_assert(QFT_FLOW_BUDGET == qft::kFlowBudget, "qft.h documents the placer's budget");
+
 qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_config_t *config,
 			       qft_placer_t **out, char **err)
 {
@@ -340,6 +358,8 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 			if (config->sample_stages)
 				pol.sample_stages = config->sample_stages;
 			pol.rank_by_congestion = config->rank_by_congestion != 0;
+			if (config->flow_budget)
+				pol.flow_budget = config->flow_budget;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;
@@ -422,21 +442,50 @@ size_t qft_placer_running(const qft_placer_t *placer)
 	return placer ? placer->placer->running() : 0;
 }
 
+// The prediction of qft_placer_score() and qft_placer_predict().
+static qft::Prediction predict_hosts(const qft_placer_t *placer, const size_t *hosts,
+				     size_t count)
+{
+	need(placer, "placer");
+	if (count)
+		need(hosts, "hosts");
+	std::vector<qft::HostOrd> ranks;
+	for (size_t i = 0; i < count; i++) {
+		if (hosts[i] >= placer->fabric->fabric.hosts().size())
+			qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
+		ranks.push_back(qft::HostOrd(hosts[i]));
+	}
+	return placer->placer->predict(ranks);
+}
+
 qft_status_t qft_placer_score(const qft_placer_t *placer, const size_t *hosts, size_t count,
 			      double *avg_hsd, unsigned *max_hsd, char **err)
 {
-	return guard(err, [&] {
-		need(placer, "placer");
+	qft_status_t st = guard(err, [&] {
 		need(avg_hsd, "avg_hsd");
 		need(max_hsd, "max_hsd");
-		std::vector<qft::HostOrd> ranks;
-		for (size_t i = 0; i < count; i++) {
-			if (hosts[i] >= placer->fabric->fabric.hosts().size())
-				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
-			ranks.push_back(qft::HostOrd(hosts[i]));
-		}
-		std::tie(*avg_hsd, *max_hsd) = placer->placer->predict(ranks);
+		qft::Prediction pr = predict_hosts(placer, hosts, count);
+		*avg_hsd = pr.avg_hsd;
+		*max_hsd = pr.max_hsd;
 	});
+	if (st != QFT_OK && avg_hsd && max_hsd) { // never a figure that was not computed
+		*avg_hsd = NAN;
+		*max_hsd = 0;
+	}
+	return st;
+}
+
+qft_status_t qft_placer_predict(const qft_placer_t *placer, const size_t *hosts, size_t count,
+				qft_prediction_t *out, char **err)
+{
+	qft_status_t st = guard(err, [&] {
+		need(out, "out");
+		qft::Prediction pr = predict_hosts(placer, hosts, count);
+		*out = {pr.avg_hsd, pr.max_hsd, pr.stages_played, pr.stages_total};
+	});
+	if (st != QFT_OK && out) // as qft_placer_score(): nothing uncomputed
+		*out = {NAN, 0, 0, 0};
+	return st;
 }
 
 qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric, size_t *hosts, size_t count,

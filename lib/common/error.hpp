@@ -50,6 +50,21 @@ template <typename... Args>
 	throw Error(status, cat(std::forward<Args>(args)...));
 }
 
+// Runs body(); an Error it throws whose message does not name `origin`
+// (a file) comes out with "origin: " in front, so that every load error
+// names the file it is about.
+template <typename F> void naming_origin(const std::string &origin, F &&body)
+{
+	try {
+		body();
+	} catch (const Error &e) {
+		std::string msg = e.what();
+		if (msg.find(origin) != std::string::npos)
+			throw;
+		throw Error(e.status(), origin + ": " + msg);
+	}
+}
+
 } // namespace qft
 
 #endif

@@ -2,6 +2,7 @@
 #include "lib/place/placement.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "lib/common/error.hpp"
 
@@ -10,6 +11,19 @@ namespace qft {
 namespace {
 
 constexpr size_t kWindowsPerSubtree = 4;
+
+// Stage s of `taken` drawn from `all`: one in each stratum [b_s, b_{s+1}),
+// b_s = floor(s all / taken), at a golden-ratio offset inside it. A fixed
+// stride aliases with the tree's periods: 18 of Shift's 324 stages on 325
+// ranks at stride 18 are all shifts of 1 mod 18, the same offset in every
+// leaf, and miss congestion that the other residues see. frac(k phi), a
+// low-discrepancy sequence, reaches every residue of the stratum.
+size_t spread(size_t s, size_t taken, size_t all)
+{
+	const size_t lo = s * all / taken, hi = (s + 1) * all / taken;
+	const double frac = std::fmod(double(s + 1) * 0.6180339887498949, 1.0);
+	return lo + std::min(hi - lo - 1, size_t(frac * double(hi - lo)));
+}
 
 // Stages of `base` spread evenly over its length: enough to rank
 // candidates, a fraction of the cost of playing every stage.
@@ -24,12 +38,34 @@ public:
 	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
 	{
 		size_t all = base_.stage_count(n), taken = stage_count(n);
-		base_.stage(n, taken == all ? s : s * all / taken, out);
+		base_.stage(n, taken == all ? s : spread(s, taken, all), out);
 	}
 
 private:
 	const Pattern &base_;
 	size_t count_;
+};
+
+// Zeroes the scratch loads a stage touched however the stage ends (a
+// path() that throws Error(unroutable), a visit that throws): the scratch
+// must be all zero between stages, or every later score is wrong.
+class ScratchGuard {
+public:
+	ScratchGuard(std::vector<uint32_t> &load, std::vector<PortIdx> &touched)
+		: load_(load), touched_(touched) {}
+	ScratchGuard(const ScratchGuard &) = delete;
+	ScratchGuard &operator=(const ScratchGuard &) = delete;
+	~ScratchGuard() { clear(); }
+	void clear()
+	{
+		for (PortIdx l : touched_)
+			load_[l] = 0;
+		touched_.clear();
+	}
+
+private:
+	std::vector<uint32_t> &load_;
+	std::vector<PortIdx> &touched_;
 };
 
 } // namespace
@@ -60,7 +96,7 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	       PlacementPolicy policy)
 	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
 	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0),
-	  load_(fabric.port_count(), 0)
+	  load_(fabric.port_count(), 0), peak_(fabric.port_count(), 0)
 {
 	if (policy_.sample_stages == 0)
 		fail(Status::invalid, "placement: sample_stages 0, expected at least 1");
@@ -76,30 +112,43 @@ void Placer::play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit)
 	uint32_t n = uint32_t(ranks.size());
 	std::vector<RankPair> pairs;
 	std::vector<PortIdx> touched;
+	ScratchGuard guard(load_, touched);
 	PortIdx path[kMaxPathLinks];
 	for (size_t s = 0; s < sampled.stage_count(n); s++) {
 		sampled.stage(n, s, pairs);
-		touched.clear();
 		for (const RankPair &pr : pairs) {
 			unsigned len = router_.path(ranks[pr.src], ranks[pr.dst], 0, path);
-			for (unsigned k = 0; k < len; k++)
-				if (load_[path[k]]++ == 0)
+			for (unsigned k = 0; k < len; k++) {
+				if (load_[path[k]] == 0) // listed before counted: the guard sees it
 					touched.push_back(path[k]);
+				load_[path[k]]++;
+			}
 		}
 		visit(touched, load_);
-		for (PortIdx l : touched)
-			load_[l] = 0;
+		guard.clear();
 	}
 }
 
+size_t Placer::stages_for(size_t n, size_t cap, size_t flows) const
+{
+	const size_t all = pattern_->stage_count(uint32_t(n));
+	const size_t fit = std::max<size_t>(flows / std::max<size_t>(n, 1), 1);
+	return std::min({all, cap, fit});
+}
+
 std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
+{
+	return score(ranks, policy_.flow_budget);
+}
+
+std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks, size_t flows) const
 {
 	// Alone: the stage's busiest link. With the running jobs: each link the
 	// candidate uses carries its own flows plus the busiest load the
 	// running jobs put on it.
 	double alone_sum = 0, with_sum = 0;
 	size_t stages = 0;
-	play(ranks, policy_.sample_stages,
+	play(ranks, stages_for(ranks.size(), policy_.sample_stages, flows),
 	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
 		uint32_t alone = 0, with = 0;
 		for (PortIdx l : touched) {
@@ -115,23 +164,50 @@ std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks) const
 	return {alone_sum / double(stages), with_sum / double(stages)};
 }
 
-std::pair<double, uint32_t> Placer::predict(const std::vector<HostOrd> &ranks) const
+Prediction Placer::play_peaks(const std::vector<HostOrd> &hosts,
+			      std::vector<std::pair<PortIdx, uint32_t>> *peak) const
 {
+	Prediction pr;
+	pr.stages_total = pattern_->stage_count(uint32_t(hosts.size()));
 	uint64_t sum = 0;
 	uint32_t worst = 0;
-	size_t stages = 0;
-	play(ranks, kPredictStages,
+	std::vector<PortIdx> links; // where peak_ is not zero
+	ScratchGuard guard(peak_, links);
+	auto keep_peak = [&](PortIdx l, uint32_t c) {
+		if (peak_[l] == 0)
+			links.push_back(l);
+		peak_[l] = std::max(peak_[l], c);
+	};
+	play(hosts, stages_for(hosts.size(), kPredictStages, policy_.flow_budget),
 	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
 		     uint32_t m = 0;
-		     for (PortIdx l : touched)
+		     for (PortIdx l : touched) {
 			     m = std::max(m, load[l]);
+			     if (peak)
+				     keep_peak(l, load[l]);
+		     }
 		     sum += m;
 		     worst = std::max(worst, m);
-		     stages++;
+		     pr.stages_played++;
 	     });
-	if (!stages)
-		return {1.0, 1};
-	return {double(sum) / double(stages), worst};
+	if (peak) {
+		peak->reserve(links.size());
+		for (PortIdx l : links)
+			peak->push_back({l, peak_[l]});
+	}
+	if (pr.stages_played)
+		pr = {double(sum) / double(pr.stages_played), worst, pr.stages_played, pr.stages_total};
+	return pr;
+}
+
+Prediction Placer::predict(const std::vector<HostOrd> &ranks) const
+{
+	// job_begin adds the job, then asks what to tell it: the figures
+	// add_running() just computed from the same stages of the same ranks.
+	auto it = jobs_.find(last_added_);
+	if (it != jobs_.end() && it->second.hosts == ranks)
+		return it->second.alone;
+	return play_peaks(ranks, nullptr);
 }
 
 std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
@@ -140,17 +216,23 @@ std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 	// subtree holding all its hosts.
 	const Pgft &g = tree_.pgft();
 	uint64_t lo = UINT64_MAX, hi = 0;
+	std::vector<HostOrd> placed; // hosts without a tree position reserve nothing
 	for (HostOrd h : hosts) {
+		if (tree_.host_index(h) == kNone)
+			continue;
+		placed.push_back(h);
 		lo = std::min(lo, tree_.host_index(h));
 		hi = std::max(hi, tree_.host_index(h));
 	}
+	if (placed.empty())
+		return {};
 	unsigned level = 1;
 	while (level < g.h() && lo / g.M(level) != hi / g.M(level))
 		level++;
 	uint64_t w = g.W(level);
 	std::vector<HostOrd> out;
 	std::vector<bool> seen(g.hosts() / w + 1, false);
-	for (HostOrd h : hosts) {
+	for (HostOrd h : placed) {
 		uint64_t b = tree_.host_index(h) / w;
 		if (seen[b])
 			continue;
@@ -170,19 +252,15 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	RunningJob job;
 	job.hosts = hosts;
 	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
-	// Its busiest load on every link over the sampled stages.
-	std::map<PortIdx, uint32_t> peak;
-	play(hosts, policy_.sample_stages,
-	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
-		     for (PortIdx l : touched)
-			     peak[l] = std::max(peak[l], load[l]);
-	     });
-	job.peak.assign(peak.begin(), peak.end());
+	// Its busiest load on every link over the prediction's stages: one
+	// replay, bounded by the flow budget, serves both.
+	job.alone = play_peaks(hosts, &job.peak);
 	for (const auto &[l, c] : job.peak)
 		background_[l] += c;
 	for (HostOrd h : job.reserved)
 		holder_[h]++;
 	jobs_.emplace(job_id, std::move(job));
+	last_added_ = job_id;
 }
 
 void Placer::remove_running(uint32_t job_id)
@@ -412,6 +490,42 @@ void Placer::best_fit_at(unsigned level, const Counts &counts, uint32_t n,
 	}
 }
 
+// Keeps the max_candidates best fitting candidates, scores them (all when
+// ranking by congestion, else the best fit ones until one routes: the
+// prediction) and drops those missing cables leave unroutable; the first
+// such message goes to `why`.
+void Placer::score_candidates(std::vector<Candidate> &cands, std::string &why) const
+{
+	// Best fit first, so that equal scores keep the tightest packing.
+	std::stable_sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
+		return a.free_left < b.free_left;
+	});
+	if (cands.size() > policy_.max_candidates)
+		cands.resize(policy_.max_candidates);
+	// place() runs in job_test for every pending job: the candidates it
+	// ranks share one flow budget (best fit alone scores one).
+	const size_t share = policy_.rank_by_congestion
+				     ? policy_.flow_budget / std::max<size_t>(cands.size(), 1)
+				     : policy_.flow_budget;
+	auto routes = [&](Candidate &c) {
+		try {
+			std::tie(c.hsd_alone, c.hsd) = score(c.hosts, share);
+			return true;
+		} catch (const Error &e) {
+			if (e.status() != Status::unroutable)
+				throw;
+			if (why.empty())
+				why = e.what();
+			return false;
+		}
+	};
+	std::vector<Candidate> kept;
+	for (Candidate &c : cands)
+		if ((!policy_.rank_by_congestion && !kept.empty()) || routes(c))
+			kept.push_back(std::move(c));
+	cands.swap(kept);
+}
+
 Placement Placer::place(const PlacementRequest &req) const
 {
 	const size_t hosts = fabric_.hosts().size();
@@ -465,11 +579,17 @@ Placement Placer::place(const PlacementRequest &req) const
 	unsigned smallest = 1; // the smallest level whose subtrees hold N
 	while (smallest < g.h() && g.M(smallest) < req.nodes)
 		smallest++;
+	// Each source of candidates in turn, until one gives a routable one.
 	std::vector<Candidate> cands;
-	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++)
+	std::string unroutable;
+	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		candidates_at(l, counts, free, req.nodes, req.required, cands);
-	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++)
+		score_candidates(cands, unroutable);
+	}
+	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		best_fit_at(l, counts, req.nodes, req.required, cands);
+		score_candidates(cands, unroutable);
+	}
 	if (cands.empty()) {
 		// The required hosts are spread wider than any best fit: they,
 		// then free hosts in tree order.
@@ -491,29 +611,18 @@ Placement Placer::place(const PlacementRequest &req) const
 			return tree_.host_index(a) < tree_.host_index(b);
 		});
 		cands.push_back(std::move(c));
+		score_candidates(cands, unroutable);
 	}
-	// Best fit first, so that equal scores keep the tightest packing.
-	std::stable_sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
-		return a.free_left < b.free_left;
-	});
-	if (cands.size() > policy_.max_candidates)
-		cands.resize(policy_.max_candidates);
-	for (Candidate &c : cands) {
-		if (c.level == 1) {
-			// inside one leaf: every flow crosses only the job's own host
-			// links, one per stage (a permutation): HSD 1, with anyone
-			c.hsd = c.hsd_alone = 1.0;
-		} else if (policy_.rank_by_congestion) {
-			std::tie(c.hsd_alone, c.hsd) = score(c.hosts);
-		}
+	if (cands.empty()) {
+		p.outcome = Placement::not_now;
+		p.reason = cat("every candidate is unroutable: ", unroutable);
+		return p;
 	}
 	std::stable_sort(cands.begin(), cands.end(), [&](const Candidate &a, const Candidate &b) {
 		if (policy_.rank_by_congestion && a.hsd != b.hsd)
 			return a.hsd < b.hsd;
 		return a.free_left < b.free_left;
 	});
-	if (!policy_.rank_by_congestion && cands.front().level != 1) // the prediction
-		std::tie(cands.front().hsd_alone, cands.front().hsd) = score(cands.front().hosts);
 	p.outcome = Placement::placed;
 	p.chosen = cands.front();
 	p.considered = std::move(cands);

@@ -11,6 +11,8 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 	: fabric_(fabric), tree_(tree), h_(tree.pgft().h()),
 	  offsets_(1u << fabric.lmc()), complete_(tree.missing().empty())
 {
+	// A host without a tree position (its cable cut) stays in the host
+	// table: path() to or from it is Error(unroutable), the rest routes.
 	const Pgft &g = tree.pgft();
 	size_t hosts = fabric.hosts().size();
 	tree_index_.resize(hosts);
@@ -18,11 +20,11 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 	subtree_.resize(hosts * (h_ + 1));
 	for (HostOrd s = 0; s < hosts; s++) {
 		uint64_t j = tree.host_index(s);
-		if (j == kNone)
-			fail(Status::invalid, fabric.node_label(fabric.hosts()[s]),
-			     ": host has no tree position; D-Mod-K needs every host "
-			     "placed in the PGFT");
 		tree_index_[s] = j;
+		if (j == kNone) {
+			complete_ = false;
+			continue;
+		}
 		for (unsigned l = 0; l <= h_; l++)
 			subtree_[s * (h_ + 1) + l] = uint32_t(j / g.M(l));
 		for (unsigned l = 0; l < h_; l++)
@@ -33,6 +35,8 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 	dst_hop_.assign(size_t(offsets_) * hosts * h_, DstHop{0, kNone});
 	for (unsigned k = 0; k < offsets_; k++) {
 		for (HostOrd d = 0; d < hosts; d++) {
+			if (tree_index_[d] == kNone)
+				continue;
 			uint64_t j = tree_index_[d], v = j + k;
 			uint64_t route = 0; // R_l(v): index of digits b_1..b_l
 			for (unsigned l = 0; l < h_; l++) {
@@ -56,11 +60,11 @@ unsigned DModK::up_port(unsigned l, uint64_t v) const
 	return static_cast<unsigned>((v / g.W(l)) % g.up_ports(l)); // eq. 1
 }
 
-void DModK::no_cable(HostOrd src, HostOrd dst, unsigned level, bool up) const
+void DModK::check_host(HostOrd h) const
 {
-	fail(Status::unroutable, "D-Mod-K: no cable for the ", up ? "up" : "down",
-	     "-port at level ", level, " from ", fabric_.node_label(fabric_.hosts()[src]),
-	     " to ", fabric_.node_label(fabric_.hosts()[dst]));
+	if (tree_index_[h] == kNone)
+		fail(Status::unroutable, "D-Mod-K: ", fabric_.node_label(fabric_.hosts()[h]),
+		     " has no tree position (no cable to its leaf)");
 }
 
 unsigned DModK::path(HostOrd src, HostOrd dst, unsigned offset,
@@ -71,24 +75,87 @@ unsigned DModK::path(HostOrd src, HostOrd dst, unsigned offset,
 	if (offset >= offsets_)
 		fail(Status::invalid, "LID offset ", offset, ", expected 0..",
 		     offsets_ - 1, " (LMC ", fabric_.lmc(), ")");
+	check_host(src);
+	check_host(dst);
 	unsigned top = common_level(src, dst);
 	size_t at = (size_t(offset) * tree_index_.size() + dst) * h_;
 	for (unsigned l = 0; l < top; l++) {
 		const DstHop &hop = dst_hop_[at + l];
 		PortIdx up = up_slots_[l][src_base_[size_t(src) * h_ + l] + hop.key];
 		PortIdx down = hop.down;
-		if (up == kNone || down == kNone)
-			no_cable(src, dst, l, up == kNone);
+		if (up == kNone || down == kNone) // a missing cable: the rule's detour
+			return fallback_path(src, dst, offset, out);
 		out[l] = up;
 		out[2 * top - 1 - l] = down;
 	}
 	return 2 * top;
 }
 
-// The scoring loop: path() inlined. A complete tree needs no cable checks,
-// which are a fifth of the loop's instructions.
-template <bool kCheckCables>
-void DModK::add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const
+unsigned DModK::fallback_path(HostOrd src, HostOrd dst, unsigned offset,
+			      PortIdx *out) const
+{
+	uint64_t j = tree_index_[dst];
+	unsigned n = next_hops(0, tree_index_[src], j, j + offset, out);
+	if (!n)
+		fail(Status::unroutable, "D-Mod-K: no path from ",
+		     fabric_.node_label(fabric_.hosts()[src]), " to ",
+		     fabric_.node_label(fabric_.hosts()[dst]), " at LID offset ", offset,
+		     ": missing cables leave no up-port that reaches it");
+	return n;
+}
+
+unsigned DModK::next_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
+			  PortIdx *out) const
+{
+	const Pgft &g = tree_.pgft();
+	if (idx / g.W(l) == j / g.M(l)) // an ancestor of j (or j itself)
+		return down_hops(l, idx, j, v, out);
+	if (l == h_)
+		return 0;
+	// Up: eq. 1, then the next present up-port whose upper end leads to j.
+	const unsigned ups = g.up_ports(l), q0 = up_port(l, v);
+	const uint64_t route = idx % g.W(l), upper = (idx / g.W(l)) / g.m(l + 1);
+	for (unsigned t = 0; t < ups; t++) {
+		const unsigned q = (q0 + t) % ups;
+		const PortIdx pi = tree_.up_port(l, idx, q);
+		if (pi == kNone)
+			continue;
+		// the upper end: digit b_{l+1} = q mod w_{l+1} (seed 000 IV-B, eq. 16)
+		uint64_t next = route + uint64_t(q % g.w(l + 1)) * g.W(l) + g.W(l + 1) * upper;
+		unsigned n = next_hops(l + 1, next, j, v, out + 1);
+		if (n) {
+			out[0] = pi;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+unsigned DModK::down_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
+			  PortIdx *out) const
+{
+	// Down (theorem 2): to the child on j's side, over the parallel cable
+	// k = q_{l-1}(v) / w_l that j's own up-path uses, else the next present.
+	const Pgft &g = tree_.pgft();
+	unsigned n = 0;
+	for (; l > 0; l--) {
+		const uint64_t route = idx % g.W(l);
+		const unsigned b = unsigned(route / g.W(l - 1)) % g.w(l), pl = g.p(l);
+		const uint64_t child = route % g.W(l - 1) + g.W(l - 1) * (j / g.M(l - 1));
+		const unsigned kk = up_port(l - 1, v) / g.w(l);
+		PortIdx c = kNone;
+		for (unsigned t = 0; t < pl && c == kNone; t++)
+			c = tree_.up_port(l - 1, child, b + ((kk + t) % pl) * g.w(l));
+		if (c == kNone)
+			return 0;
+		out[n++] = fabric_.port(c).peer;
+		idx = child;
+	}
+	return n;
+}
+
+// The scoring loop: path() inlined, for a complete tree (no cable checks).
+void DModK::add_loads_complete(const Flow *flows, size_t n, uint32_t *load) const
 {
 	// Locals, not members: the stores to load[] could alias the tables,
 	// and the compiler would reload every member after each increment.
@@ -111,12 +178,8 @@ void DModK::add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const
 		const uint32_t *base = src_base + size_t(src) * h;
 		const DstHop *hop = dst_hop + (size_t(flows[i].offset) * hosts + dst) * h;
 		for (unsigned l = 0; l < top; l++) {
-			const PortIdx up = up_slots[l][base[l] + hop[l].key];
-			const PortIdx down = hop[l].down;
-			if (kCheckCables && (up == kNone || down == kNone))
-				no_cable(src, dst, l, up == kNone);
-			counts[up]++;
-			counts[down]++;
+			counts[up_slots[l][base[l] + hop[l].key]]++;
+			counts[hop[l].down]++;
 		}
 	}
 }
@@ -130,9 +193,25 @@ void DModK::add_loads(const Flow *flows, size_t n, uint32_t *load) const
 		fail(Status::invalid, "LID offset ", worst, ", expected 0..", offsets_ - 1,
 		     " (LMC ", fabric_.lmc(), ")");
 	if (complete_)
-		add_loads_impl<false>(flows, n, load);
+		add_loads_complete(flows, n, load);
 	else
-		add_loads_impl<true>(flows, n, load);
+		Router::add_loads(flows, n, load); // path(): the fallback rule
+}
+
+// One switch's entries for every host LID: the first link of the rule's
+// path from it (next_hops), as the switch's IB port number.
+void DModK::table_of(NodeId sw, unsigned l, uint64_t idx, const std::vector<uint32_t> &lid,
+		     Lfts &lfts) const
+{
+	PortIdx hops[kMaxPathLinks];
+	for (HostOrd d = 0; d < tree_index_.size(); d++) {
+		const uint64_t j = tree_index_[d];
+		if (!lid[d] || j == kNone)
+			continue;
+		for (unsigned k = 0; k < offsets_; k++)
+			if (next_hops(l, idx, j, j + k, hops))
+				lfts.set(sw, lid[d] + k, uint8_t(fabric_.port(hops[0]).num));
+	}
 }
 
 Lfts DModK::tables() const
@@ -140,8 +219,6 @@ Lfts DModK::tables() const
 	const Pgft &g = tree_.pgft();
 	const size_t hosts = tree_index_.size();
 	Lfts lfts(fabric_);
-	// Per host: its LID; per (offset, host, level): q_l(j + offset), eq. 1.
-	// Divisions happen here once, not per (switch, host) entry.
 	std::vector<uint32_t> lid(hosts);
 	uint32_t top_lid = 0;
 	for (HostOrd d = 0; d < hosts; d++) {
@@ -150,59 +227,14 @@ Lfts DModK::tables() const
 	}
 	for (NodeId id = 0; id < fabric_.node_count(); id++)
 		top_lid = std::max(top_lid, fabric_.node(id).lid);
-	std::vector<uint16_t> q(size_t(offsets_) * hosts * h_);
-	for (unsigned k = 0; k < offsets_; k++)
-		for (HostOrd d = 0; d < hosts; d++)
-			for (unsigned l = 0; l < h_; l++)
-				q[(size_t(k) * hosts + d) * h_ + l] =
-					uint16_t(up_port(l, tree_index_[d] + k));
-	for (unsigned l = 1; l <= h_; l++) {
-		const unsigned up = g.up_ports(l), wl = g.w(l), pl = g.p(l);
-		const uint64_t W_l = g.W(l), W_below = g.W(l - 1);
+	for (unsigned l = 1; l <= h_; l++)
 		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
 			NodeId sw = tree_.node_at(l, idx);
 			if (sw == kNone)
 				continue;
 			lfts.set(sw, top_lid, kNoRoute); // size the table once
-			const uint32_t upper = uint32_t(idx / W_l);
-			const uint64_t route = idx % W_l;
-			const unsigned b_l = unsigned(route / W_below) % wl;
-			// IB port numbers of this switch's up-ports (0: no cable)
-			std::vector<uint8_t> up_num(up, 0);
-			for (unsigned x = 0; x < up; x++) {
-				PortIdx pi = tree_.up_port(l, idx, x);
-				if (pi != kNone)
-					up_num[x] = uint8_t(fabric_.port(pi).num);
-			}
-			for (HostOrd d = 0; d < hosts; d++) {
-				if (!lid[d])
-					continue;
-				const uint32_t *sub = &subtree_[size_t(d) * (h_ + 1)];
-				for (unsigned k = 0; k < offsets_; k++) {
-					const uint16_t *qd = &q[(size_t(k) * hosts + d) * h_];
-					uint8_t out = 0;
-					if (l < h_ && sub[l] != upper) {
-						// up, eq. 1; a missing cable: the next present one
-						for (unsigned t = 0; t < up && !out; t++)
-							out = up_num[(qd[l] + t) % up];
-					} else {
-						// down to the child on j's side, over the parallel
-						// cable j's own up-path uses
-						uint64_t child = route % W_below + W_below * sub[l - 1];
-						unsigned kk = qd[l - 1] / wl;
-						for (unsigned t = 0; t < pl && !out; t++) {
-							PortIdx c = tree_.up_port(l - 1, child,
-										  b_l + ((kk + t) % pl) * wl);
-							if (c != kNone)
-								out = uint8_t(fabric_.port(fabric_.port(c).peer).num);
-						}
-					}
-					if (out)
-						lfts.set(sw, lid[d] + k, out);
-				}
-			}
+			table_of(sw, l, idx, lid, lfts);
 		}
-	}
 	// Switch LIDs: breadth first from each switch over switch cables, on a
 	// compact switch-only adjacency (neighbour, local port), lowest port
 	// first among equally short ways.

@@ -16,9 +16,18 @@
 // that j's traffic crosses from j mod K to (j + k) mod K, which is the
 // "one LID per root switch" lever of seed 001 section 3.1.
 //
+// Degraded fabrics (missing cables): one fallback rule, next_hops(), gives
+// both path() (hence the scorer and the placer) and the exported tables().
+// Going up from a node that is not an ancestor of j, take the first
+// up-port q_l(v), q_l(v)+1, ... (mod w_{l+1} p_{l+1}) whose cable is present
+// and from whose upper end the rule reaches j; an ancestor goes down to the
+// child on j's side over the parallel cable j's own up-path uses (eq. 1 at
+// level l-1), else the next present parallel cable. No cable missing: this
+// is eq. 1 and theorem 2 unchanged. A destination the rule cannot reach,
+// or a host without a tree position, is Error(unroutable).
+//
 // Not checked: that the fabric is an RLFT (the formula routes any PGFT, but
-// the congestion-free theorems need an RLFT); a missing cable on a path
-// makes path() throw Error(unroutable), with no detour.
+// the congestion-free theorems need an RLFT).
 #ifndef QFT_ROUTE_DMODK_HPP
 #define QFT_ROUTE_DMODK_HPP
 
@@ -47,10 +56,18 @@ public:
 	// The forwarding tables of this routing, for every host LID offset:
 	// a switch outside the destination's subtree sends it up by eq. 1; an
 	// ancestor sends it down to the child on the destination's side, over
-	// the parallel cable the destination's own up-path uses. A missing up
-	// cable falls back to the next present up-port. Switch LIDs (for
-	// management traffic) get shortest paths, lowest port first.
+	// the parallel cable the destination's own up-path uses; with missing
+	// cables, the first hop of next_hops() (the rule path() follows).
+	// Switch LIDs (for management traffic) get shortest paths, lowest port
+	// first.
 	Lfts tables() const;
+
+	// The fallback rule (see the head of this file): the links from the
+	// node at `level`, `index` (a host: level 0, index its tree index j_s)
+	// to the host of tree index j, addressed as v = j + LID offset, written
+	// to out[]; returns their number, 0 when the rule does not reach j.
+	unsigned next_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
+			   PortIdx *out) const;
 
 private:
 	// The level of the lowest common ancestor of src and dst: one more than
@@ -65,10 +82,15 @@ private:
 			top += ss[l] != ds[l];
 		return top;
 	}
-	template <bool kCheckCables>
-	void add_loads_impl(const Flow *flows, size_t n, uint32_t *load) const;
-	[[noreturn]] void no_cable(HostOrd src, HostOrd dst, unsigned level,
-				   bool up) const;
+	void add_loads_complete(const Flow *flows, size_t n, uint32_t *load) const;
+	// Ancestor (level, index) of j down to j, the rule's down half.
+	unsigned down_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
+			   PortIdx *out) const;
+	unsigned fallback_path(HostOrd src, HostOrd dst, unsigned offset,
+			       PortIdx *out) const;
+	void check_host(HostOrd h) const;
+	void table_of(NodeId sw, unsigned level, uint64_t index,
+		      const std::vector<uint32_t> &lid, Lfts &lfts) const;
 
 	const Fabric &fabric_;
 	const Tree &tree_;
@@ -90,7 +112,7 @@ private:
 	std::vector<uint32_t> subtree_;
 	std::vector<uint64_t> tree_index_; // host ordinal -> j
 	std::vector<const PortIdx *> up_slots_; // Tree's up-port table per level
-	bool complete_; // no cable of the PGFT is missing
+	bool complete_; // no cable of the PGFT is missing, every host placed
 };
 
 } // namespace qft

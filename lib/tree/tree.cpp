@@ -104,4 +104,15 @@ Tree Tree::from_fabric(const Fabric &fabric)
 	return t;
 }
 
+std::string unplaced_hosts_report(const Fabric &fabric, const Tree &tree,
+				  const std::string &origin)
+{
+	std::string out;
+	for (HostOrd h = 0; h < fabric.hosts().size(); h++)
+		if (tree.host_index(h) == kNone)
+			out += cat(origin, ": host ", fabric.node_label(fabric.hosts()[h]),
+				   " has no tree position (no cable to a leaf): not placed, unroutable\n");
+	return out;
+}
+
 } // namespace qft

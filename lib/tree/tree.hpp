@@ -67,6 +67,12 @@ private:
 	uint64_t absent_hosts_ = 0;
 };
 
+// Findings of a load, a line each: every host without a tree position
+// (its cable cut), named, which the placer never picks and the router
+// reports unroutable. `origin` names the file.
+std::string unplaced_hosts_report(const Fabric &fabric, const Tree &tree,
+				  const std::string &origin);
+
 } // namespace qft
 
 #endif

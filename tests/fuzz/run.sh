@@ -1,9 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Builds the libFuzzer target (Debian's clang-14, with ASan + UBSan) and
-# runs it on each parser for a bounded time, from seed inputs made of the
-# project's own fixtures. Exit status 1 on any crash.
-#   usage: tests/fuzz/run.sh [SECONDS-PER-PARSER]   (default 20)
+# Builds the libFuzzer targets (Debian's clang-14, with ASan + UBSan):
+# fuzz_parsers (every text parser) and fuzz_place (fabric JSON -> tree ->
+# router -> placement), and runs each parser and the placement for a
+# bounded time, from seed inputs made of the project's own fixtures (and
+# degraded copies of them). Exit status 1 on any crash.
+#   usage: tests/fuzz/run.sh [SECONDS-PER-RUN]   (default 20)
+#   QFT_FUZZ_RUNS=N: stop each run after N executions (or the time limit)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-${QFT_FUZZ_SECONDS:-20}}
@@ -16,10 +19,12 @@ if ! command -v clang++-14 >/dev/null || [ ! -d /usr/lib/llvm-14/lib/clang/14.0.
 fi
 srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/capi/ -e lib/fabric/discover.cpp)
 flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include $(pkg-config --cflags jansson)"
-if [ ! -x "$work/fuzz_parsers" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/fuzz_parsers" -name '*.[ch]pp')" ]; then
-	echo "fuzz: building with clang++-14 (ASan, UBSan)"
-	(cd "$top" && clang++-14 $flags $srcs tests/fuzz/fuzz_parsers.cpp $(pkg-config --libs jansson) -o "$work/fuzz_parsers")
-fi
+for target in fuzz_parsers fuzz_place; do
+	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" -name '*.[ch]pp')" ]; then
+		echo "fuzz: building $target with clang++-14 (ASan, UBSan)"
+		(cd "$top" && clang++-14 $flags $srcs tests/fuzz/$target.cpp $(pkg-config --libs jansson) -o "$work/$target")
+	fi
+done
 # Seeds: one corpus per parser, its first byte selecting the parser.
 seed() { # seed PARSER-BYTE CORPUS FILE...
 	local byte=$1 dir=$2
@@ -38,13 +43,48 @@ seed 1 "$work/corpus/ibnetdiscover" "$data"/pgft-2-4/ibnetdiscover.txt "$data"/p
 seed 2 "$work/corpus/lft" "$data"/pgft-2-4/opensm-lfts-ftree.dump "$data"/pgft-2-4/ibroute-L1-0.0.txt
 printf '\x033;18,18,6;1,18,6;1,1,3' >"$work/t1" && mkdir -p "$work/corpus/pgft" && mv "$work/t1" "$work/corpus/pgft/seed-0"
 printf '\x04n[0001-0018,0020],gpu7' >"$work/t2" && mkdir -p "$work/corpus/hostlist" && mv "$work/t2" "$work/corpus/hostlist/seed-0"
+# placement: four knob bytes, then a fabric: whole, with cut cables, with a
+# detached host (no position), and without its annotation (recognised)
+mkdir -p "$work/corpus/place"
+python3 - "$work/corpus/place" "$data"/pgft-2-4/fabric.json "$data"/pgft-3-4-4-2/fabric.json <<'PY'
+import json, random, sys
+out, files = sys.argv[1], sys.argv[2:]
+for i, path in enumerate(files):
+    base = json.load(open(path))
+    hosts = {h["guid"] for h in base["hosts"]}
+    for j, (knobs, cut, detach, strip) in enumerate(
+            [(b"\x10\x05\x0c\x21", 0, False, False), (b"\x21\x07\x03\x90", 3, False, False),
+             (b"\x02\x04\x11\x08", 0, True, False), (b"\x0f\x06\x02\x05", 2, True, True)]):
+        f = json.loads(json.dumps(base))
+        rng = random.Random(i * 10 + j)
+        sw = [l for l in f["links"] if l[0] not in hosts]
+        gone = rng.sample(sw, cut)
+        if detach:
+            link = next(l for l in f["links"] if l[0] in hosts)
+            gone.append(link)
+            for h in f["hosts"]:
+                if h["guid"] == link[0]:
+                    h.pop("level"), h.pop("index")
+        f["links"] = [l for l in f["links"] if l not in gone]
+        if strip:
+            del f["tree"]
+            for k in ("switches", "hosts"):
+                for n in f[k]:
+                    n.pop("level", None), n.pop("index", None)
+        open(f"{out}/seed-{i}-{j}", "wb").write(knobs + json.dumps(f).encode())
+PY
 status=0
-for parser in json ibnetdiscover lft pgft hostlist; do
+limit=(-max_total_time="$secs")
+[ -z "${QFT_FUZZ_RUNS:-}" ] || limit+=(-runs="$QFT_FUZZ_RUNS")
+for parser in json ibnetdiscover lft pgft hostlist place; do
 	mkdir -p "$work/crashes/$parser"
-	if "$work/fuzz_parsers" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+	target=fuzz_parsers
+	[ "$parser" != place ] || target=fuzz_place
+	start=$SECONDS
+	if "$work/$target" "${limit[@]}" -max_len=65536 -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$parser/" \
 		"$work/corpus/$parser" >"$work/$parser.log" 2>&1; then
-		echo "fuzz $parser: ok, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$parser.log" | awk '{print $2}') runs in ${secs}s"
+		echo "fuzz $parser: ok, $(grep -o 'stat::number_of_executed_units: [0-9]*' "$work/$parser.log" | awk '{print $2}') runs in $((SECONDS - start))s"
 	else
 		echo "fuzz $parser: FAILED"
 		grep -A20 "ERROR\|SUMMARY" "$work/$parser.log" | head -40

@@ -46,6 +46,14 @@
 #                                             slurmd-wlm -N <node> per node,
 #                                             /usr/bin clients, system
 #                                             libslurmfull; 1..4 nodes
+#       --configless       QFT_CONFIGLESS=1   with --real-nodes: slurmctld
+#                                             serves the configs
+#                                             (enable_configless), each
+#                                             slurmd fetches them with
+#                                             --conf-server; slurmd runs
+#                                             in its own mount namespace
+#                                             with a private /run whose
+#                                             munge socket is ours
 #       --slurmctld PATH   QFT_SLURMCTLD      default <fe prefix>/sbin/slurmctld
 #                                             (real: /usr/sbin/slurmctld-wlm)
 #       --slurmd PATH      QFT_SLURMD         default /usr/sbin/slurmd-wlm-emulator
@@ -107,6 +115,7 @@ SLURMD=${QFT_SLURMD:-}
 SLURMSTEPD=${QFT_SLURMSTEPD:-}
 FE_LIBDIR=${QFT_FE_LIBDIR:-}
 REAL_NODES=${QFT_REAL_NODES:-0}
+CONFIGLESS=${QFT_CONFIGLESS:-0}
 REAL_MAX_NODES=4
 RESTART_SIG=TERM
 
@@ -129,6 +138,7 @@ while [ $# -gt 0 ]; do
         --slurmstepd) SLURMSTEPD=$2; shift 2 ;;
         --libdir) FE_LIBDIR=$2; shift 2 ;;
         --real-nodes) REAL_NODES=1; shift ;;
+        --configless) CONFIGLESS=1; shift ;;
         --kill) RESTART_SIG=KILL; shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown option $1 (see $0 --help)" ;;
@@ -631,6 +641,7 @@ EOF
             node_spec_lines
         fi
         echo "PartitionName=main Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO"
+        if [ "$CONFIGLESS" = 1 ]; then echo "SlurmctldParameters=enable_configless"; fi
         if [ -n "$EXTRA_CONF" ]; then
             echo "# extra lines (QFT_EXTRA_CONF / --extra)"
             printf '%s\n' "$EXTRA_CONF"
@@ -663,7 +674,7 @@ start_daemon() {
             setsid "$@" >> "$out" 2>&1 < /dev/null &
     fi
     echo $! > "$RUN/$name.pid"
-    readlink -f "$1" > "$RUN/$name.exe"
+    readlink -f "${DAEMON_EXE:-$1}" > "$RUN/$name.exe"
 }
 
 fail_start() {
@@ -723,6 +734,7 @@ do_start() {
     if [ -f "$STATE_FILE" ] && [ $running = 1 ]; then
         die "a harness already runs in $W: '$0 stop -w $W' first"
     fi
+    [ "$CONFIGLESS" != 1 ] || [ "$HARNESS_MODE" = real ] || die "--configless needs --real-nodes"
     resolve_binaries
     if [ "$HARNESS_MODE" = real ]; then set_real_nodes; fi
     local t0 tstart
@@ -775,8 +787,22 @@ do_start() {
         local i
         for ((i = 0; i < nodes; i++)); do
             log "starting slurmd ${REAL_NODE_LIST[$i]} on port $((PORT_BASE + 1 + i)) ($SLURMD)"
-            start_daemon "slurmd.${REAL_NODE_LIST[$i]}" "$SLURMD" -D \
-                -N "${REAL_NODE_LIST[$i]}" -d "$SLURMSTEPD"
+            if [ "$CONFIGLESS" = 1 ]; then
+                # slurmd fetches the configs before it knows AuthInfo, so
+                # from munge's default socket: a private /run (tmpfs, in
+                # its own mount namespace) links it to our munged; it also
+                # keeps slurmd's /run/slurm/conf link private. The
+                # wrappers exec: the pid stays slurmd's.
+                DAEMON_EXE=$SLURMD start_daemon "slurmd.${REAL_NODE_LIST[$i]}" \
+                    unshare -m --propagation private sh -c \
+                    'mount -t tmpfs -o mode=0755 qft-run /run && mkdir -p /run/munge &&
+                     ln -s "$0" /run/munge/munge.socket.2 && exec "$@"' "$MUNGE_SOCKET" \
+                    "$SLURMD" -D -N "${REAL_NODE_LIST[$i]}" -d "$SLURMSTEPD" \
+                    --conf-server "127.0.0.1:$PORT_BASE"
+            else
+                start_daemon "slurmd.${REAL_NODE_LIST[$i]}" "$SLURMD" -D \
+                    -N "${REAL_NODE_LIST[$i]}" -d "$SLURMSTEPD"
+            fi
         done
     else
         log "starting front-end slurmd ($SLURMD)"

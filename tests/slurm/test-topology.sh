@@ -15,6 +15,65 @@ tuple="2;18,18;1,18;1,1"
 "$QFT" gen pgft "$tuple" --shuffle-names 7 -o "$T/fabric.json" 2>/dev/null
 echo "FabricFile=fabric.json" >"$T/qft.conf"
 tree_names "$T/fabric.json" | sort >"$T/nodes.byname"
+"$QFT" topology-conf --fabric "$T/fabric.json" >"$T/subtrees.conf"
+
+# switch_records_match TOPOLOGY-TXT: every record of `scontrol show
+# topology` lists, by name, exactly the hosts below its subtree in the
+# fabric (`qft topology-conf`), and every subtree has its record.
+switch_records_match() {
+	python3 - "$T/subtrees.conf" "$1" <<'PY'
+import re, sys
+def expand(expr):  # a Slurm host list: a[1-3,7],b05
+    out, depth, tok = [], 0, ""
+    for ch in expr + ",":
+        depth += (ch == "[") - (ch == "]")
+        if ch == "," and depth == 0:
+            m = re.match(r"^([^\[]*)\[([^\]]*)\](.*)$", tok)
+            if not m:
+                out.append(tok)
+            else:
+                for part in m.group(2).split(","):
+                    a, _, b = part.partition("-")
+                    b = b or a
+                    out += ["%s%0*d%s" % (m.group(1), len(a), i, m.group(3))
+                            for i in range(int(a), int(b) + 1)]
+            tok = ""
+        else:
+            tok += ch
+    return [x for x in out if x]
+def records(path):
+    recs = {}
+    for line in open(path):
+        kv = dict(re.findall(r"(\w+)=(\S+)", line))
+        if "SwitchName" in kv:
+            recs[kv["SwitchName"]] = kv
+    return recs
+want, got = records(sys.argv[1]), records(sys.argv[2])
+def below(name):
+    r = want[name]
+    hosts = set(expand(r.get("Nodes", "")))
+    for child in expand(r.get("Switches", "")):
+        hosts |= below(child)
+    return hosts
+bad = sorted(set(want) ^ set(got))
+for name in want:
+    if name in got and set(expand(got[name].get("Nodes", ""))) != below(name):
+        bad.append(name)
+if bad:
+    print("switch records that do not list their subtree:", " ".join(bad[:10]), file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
+}
+# is_one_leaf NAMES...: the names are exactly the hosts of one leaf switch
+is_one_leaf() {
+	local got leaves
+	got=$(printf '%s\n' "$@" | sort | paste -sd,)
+	leaves=$(sed -n 's/^SwitchName=L1-[0-9]* Nodes=\([^ ]*\).*/\1/p' "$T/subtrees.conf" |
+		while read -r leaf; do
+			"$BIN/scontrol" show hostnames "$leaf" </dev/null | sort | paste -sd,
+		done)
+	grep -qx -- "$got" <<<"$leaves"
+}
 
 # --- 1. a 324-node cluster whose names do not follow the tree -------------
 W=$T/c1
@@ -35,6 +94,8 @@ leaf0=$(tree_names "$T/fabric.json" 0 18 | sort | paste -sd,)
 got=$("$BIN/scontrol" show hostnames "$(sed -n 's/^SwitchName=L1-0 .*Nodes=\([^ ]*\).*/\1/p' "$T/topology.txt")" | sort | paste -sd,)
 expect_eq "L1-0 holds tree hosts 0..17" "$got" "$leaf0"
 check "the top switch L2-0 has the 18 leaves" grep -q '^SwitchName=L2-0 Level=1 LinkSpeed=200 Nodes=.* Switches=L1-\[0-17\]' "$T/topology.txt"
+check "every switch record names the nodes of its subtree (qft topology-conf)" \
+	switch_records_match "$T/topology.txt"
 check "leaf link speed is 200 (4x HDR)" grep -q '^SwitchName=L1-5 Level=0 LinkSpeed=200 ' "$T/topology.txt"
 
 # slurmctld's node table (scontrol show nodes lists it in table order).
@@ -60,12 +121,31 @@ sleep 2
 check "a broken fabric on reconfigure is logged" \
 	grep -q "topology/qft: $W/etc/fabric.json:2:.*; keeping the fabric loaded from $W/etc/fabric.json" "$LOG"
 check "slurmctld alive after reconfigure with a broken fabric" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
-expect_eq "switch table kept" "$("$BIN/scontrol" show topology | grep -c '^SwitchName=')" 19
+"$BIN/scontrol" show topology >"$T/topology.kept"
+expect_eq "switch table kept" "$(grep -c '^SwitchName=' "$T/topology.kept")" 19
+# The nodes are ranked by the kept fabric too, so the kept switch table's
+# bitmaps name the same nodes as its records (cons_tres reads the bitmaps).
+"$BIN/scontrol" -o show nodes | sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' >"$T/table.kept"
+check "after the broken fabric: node table order is still tree order" cmp -s "$T/table.kept" "$T/tree.order"
+check "after the broken fabric: every switch record names the nodes of its subtree" \
+	switch_records_match "$T/topology.kept"
+# shellcheck disable=SC2046
+check "after the broken fabric: an 18-node --switches=1 job runs on one whole leaf, by name" \
+	is_one_leaf $("$BIN/scontrol" show hostnames "$(timeout 60 "$BIN/srun" -N18 --switches=1 \
+		printenv SLURM_JOB_NODELIST 2>/dev/null | sort -u | head -1)")
+id=$("$BIN/sbatch" --parsable -N18 -o "$W/kept-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
+expect_eq "after the broken fabric: an 18-node batch job" "$(wait_job "$BIN" "$id")" COMPLETED
+# shellcheck disable=SC2046
+check "  its nodes are one whole leaf, by name" \
+	is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/kept-$id.out" 2>/dev/null)")
 cp "$T/fabric.good" "$W/etc/fabric.json"
 "$BIN/scontrol" reconfigure
 sleep 2
 expect_eq "fabric re-read after the fix" \
 	"$(grep -c "topology/qft: fabric $W/etc/fabric.json: PGFT" "$LOG")" 2
+"$BIN/scontrol" show topology >"$T/topology.fixed"
+check "after the fix: every switch record names the nodes of its subtree" \
+	switch_records_match "$T/topology.fixed"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
 # --- 2. nodes missing on either side: warnings, the cluster runs ---------
@@ -168,4 +248,89 @@ startup_error truncated-fabric "fatal: topology/qft: $T/truncated-fabric/etc/fab
 mkdir -p "$T/bad4"
 printf 'FabricFile=fabric.json\nFabricFormat=xml\n' >"$T/bad4/qft.conf"
 startup_error bad-format "fatal: topology/qft: $T/bad-format/etc/qft.conf: FabricFormat=xml, expected json or ibnetdiscover" "$T/bad4/qft.conf" "$T/fabric.json"
+
+# --- 6. one fabric load, shared by topology/qft and select/rlft ----------
+W=$T/c6
+if start_cluster "$W" --node-file "$T/nodes.byname" -p "$T/plugins" -t topology/qft \
+	-s select/rlft -c "$T/qft.conf" -c "$T/fabric.json"; then
+	BIN=$W/bin
+	LOG=$W/log/slurmctld.log
+	ok "cluster with topology/qft and select/rlft up"
+	expect_eq "the fabric is parsed once at start" "$(grep -c 'topology/qft: fabric .*: PGFT' "$LOG")" 1
+	check "select/rlft places on topology/qft's fabric" \
+		grep -q "select/rlft: fabric $W/etc/fabric.json (loaded by topology/qft): PGFT($tuple), 324 hosts" "$LOG"
+	check "select/rlft parses no fabric of its own" sh -c \
+		"! grep -q 'select/rlft: fabric $W/etc/fabric.json: PGFT\|select/rlft: .*loading the fabric' '$LOG'"
+	cp "$W/etc/fabric.json" "$T/fabric.good6"
+	echo '{"format": "slurm-qft-fabric",' >"$W/etc/fabric.json"
+	"$BIN/scontrol" reconfigure
+	sleep 2
+	expect_eq "after a broken fabric both keep the same one (select/rlft takes topology/qft's again)" \
+		"$(grep -c "select/rlft: fabric $W/etc/fabric.json (loaded by topology/qft)" "$LOG")" 2
+	id=$(cd "$W" && "$BIN/sbatch" --parsable -N18 -o "$W/job-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
+	expect_eq "select/rlft: an 18-node batch job after the broken fabric" "$(wait_job "$BIN" "$id")" COMPLETED
+	# shellcheck disable=SC2046
+	check "  its nodes are one whole leaf, by name" \
+		is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/job-$id.out" 2>/dev/null)")
+	cp "$T/fabric.good6" "$W/etc/fabric.json"
+	"$BIN/scontrol" reconfigure
+	sleep 2
+	expect_eq "after the fix: one more parse" "$(grep -c 'topology/qft: fabric .*: PGFT' "$LOG")" 2
+	expect_eq "  and select/rlft took it" \
+		"$(grep -c "select/rlft: fabric $W/etc/fabric.json (loaded by topology/qft)" "$LOG")" 3
+	check "slurmctld alive" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
+else
+	cat "$W.start.out"
+	bad "cluster with topology/qft and select/rlft did not start"
+fi
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
+
+# --- 7. select/rlft without topology/qft loads its own fabric, says so once
+W=$T/c7
+if start_cluster "$W" --node-file "$T/nodes.byname" -p "$T/plugins" -t topology/none \
+	-s select/rlft -c "$T/qft.conf" -c "$T/fabric.json"; then
+	BIN=$W/bin
+	LOG=$W/log/slurmctld.log
+	"$BIN/scontrol" reconfigure
+	sleep 2
+	expect_eq "select/rlft says once that it loads the fabric itself" \
+		"$(grep -c "select/rlft: TopologyPlugin is topology/none, not topology/qft: loading the fabric of $W/etc/qft.conf here" "$LOG")" 1
+	expect_eq "  and loads it at start and on reconfigure" \
+		"$(grep -c "select/rlft: fabric $W/etc/fabric.json: PGFT($tuple)" "$LOG")" 2
+	id=$(cd "$W" && "$BIN/sbatch" --parsable -N18 -o "$W/job-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
+	expect_eq "select/rlft alone: an 18-node batch job" "$(wait_job "$BIN" "$id")" COMPLETED
+	# shellcheck disable=SC2046
+	check "  its nodes are one whole leaf, by name" \
+		is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/job-$id.out" 2>/dev/null)")
+else
+	cat "$W.start.out"
+	bad "cluster with select/rlft and topology/none did not start"
+fi
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
+
+# --- 8. configless: real slurmd get their configs from slurmctld ---------
+# qft.conf and the fabric stay on the controller (Slurm 22.05 ships
+# slurm.conf, topology.conf, gres.conf, cgroup.conf, plugstack.conf, ...:
+# src/common/fetch_config.c); slurmd needs neither.
+W=$T/c8
+if start_cluster "$W" --real-nodes --configless --node-file "$T/nodes4" -p "$T/plugins" \
+	-t topology/qft -c "$T/c3conf/qft.conf" -c "$T/fabric4.json"; then
+	BIN=$W/bin
+	ok "configless cluster with topology/qft up (4 real slurmd)"
+	check "slurmd runs on fetched configs, without qft.conf" sh -c \
+		"[ -f '$W/spool/slurmd.n0001/conf-cache/slurm.conf' ] && [ ! -e '$W/spool/slurmd.n0001/conf-cache/qft.conf' ]"
+	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l hostname 2>&1 | wc -l)
+	expect_eq "srun -N4 hostname" "$out" 4
+	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR' 2>&1 | sed 's/^[0-9]*: //' | sort | paste -sd,)
+	expect_eq "topology addresses from slurmctld's switch table" "$out" \
+		"n0001 L2-0.L1-0.n0001,n0002 L2-0.L1-0.n0002,n0003 L2-0.L1-1.n0003,n0004 L2-0.L1-1.n0004"
+	id=$(cd "$W" && "$BIN/sbatch" --parsable -N2 -o "$W/job-%j.out" --wrap 'srun hostname')
+	expect_eq "configless: a 2-node batch job with an srun" "$(wait_job "$BIN" "$id")" COMPLETED
+	check "no slurmd logged a fatal error" sh -c "! grep -q 'fatal' '$W'/log/slurmd.*"
+else
+	cat "$W.start.out"
+	grep -h "fatal" "$W"/log/slurmd.* 2>/dev/null | head -2
+	bad "configless cluster with topology/qft did not start"
+fi
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
 finish

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -128,6 +129,138 @@ static void errors_carry_messages(void **state)
 	assert_string_equal(qft_status_str(QFT_EUNROUTABLE), "unroutable");
 }
 
+/* select/rlft's job_begin: add the job, then tell it its prediction. */
+static void placer_predicts_within_its_budget(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	qft_placer_t *p = NULL;
+	char *err = NULL;
+	assert_int_equal(qft_fabric_generate("3;18,18,6;1,18,6;1,1,3", NULL, 0, &f, NULL), QFT_OK);
+	qft_placer_config_t conf = {0};
+	assert_int_equal(qft_placer_create(f, &conf, &p, NULL), QFT_OK);
+	size_t hosts[1944];
+	for (size_t i = 0; i < 1944; i++)
+		hosts[i] = i;
+	/* the whole tree in tree order: congestion-free, sampled */
+	assert_int_equal(qft_placer_add_job(p, 7, hosts, 1944, NULL), QFT_OK);
+	qft_prediction_t pr;
+	assert_int_equal(qft_placer_predict(p, hosts, 1944, &pr, NULL), QFT_OK);
+	assert_int_equal(pr.stages_total, 1943);
+	assert_int_equal(pr.stages_played, QFT_FLOW_BUDGET / 1944);
+	assert_true(pr.avg_hsd == 1.0);
+	assert_int_equal(pr.max_hsd, 1);
+	qft_placer_remove_job(p, 7);
+	/* 100 hosts from host 0 congest; every stage fits the budget */
+	assert_int_equal(qft_placer_predict(p, hosts, 100, &pr, NULL), QFT_OK);
+	assert_int_equal(pr.stages_played, 99);
+	assert_int_equal(pr.stages_total, 99);
+	double avg;
+	unsigned max;
+	assert_int_equal(qft_placer_score(p, hosts, 100, &avg, &max, NULL), QFT_OK);
+	assert_true(avg == pr.avg_hsd && avg > 1.0);
+	assert_int_equal(max, pr.max_hsd);
+	/* one host: no stage */
+	assert_int_equal(qft_placer_predict(p, hosts, 1, &pr, NULL), QFT_OK);
+	assert_int_equal(pr.stages_played, 0);
+	assert_int_equal(pr.stages_total, 0);
+	hosts[0] = 1944;
+	assert_int_equal(qft_placer_predict(p, hosts, 2, &pr, &err), QFT_EINVAL);
+	assert_non_null(strstr(err, "out of range"));
+	qft_free(err);
+	assert_int_equal(qft_placer_predict(p, hosts, 2, NULL, NULL), QFT_EINVAL);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+}
+
+/* PGFT(2;2,2;1,2;1,1) as `qft import` leaves it with cut cables: n0002's
+ * cable is cut (no tree position), leaf 1 has lost both spine cables, so
+ * n0003 and n0004 reach only each other. n0004 sits at tree index %d. */
+static const char kDegraded[] =
+	"{\"format\":\"slurm-qft-fabric\",\"version\":1,\"lmc\":0,\"tree\":\"2;2,2;1,2;1,1\",\n"
+	"\"switches\":[\n"
+	"{\"guid\":\"0x0002c90401000000\",\"desc\":\"L1 0.0\",\"ports\":4,\"lid\":5,\"level\":1,\"index\":0},\n"
+	"{\"guid\":\"0x0002c90401000001\",\"desc\":\"L1 1.0\",\"ports\":4,\"lid\":6,\"level\":1,\"index\":1},\n"
+	"{\"guid\":\"0x0002c90402000000\",\"desc\":\"L2 0.0\",\"ports\":2,\"lid\":7,\"level\":2,\"index\":0},\n"
+	"{\"guid\":\"0x0002c90402000001\",\"desc\":\"L2 1.0\",\"ports\":2,\"lid\":8,\"level\":2,\"index\":1}],\n"
+	"\"hosts\":[\n"
+	"{\"guid\":\"0x0002c90300000002\",\"desc\":\"n0001 HCA-1\",\"name\":\"n0001\",\"ports\":1,\"lid\":1,\"level\":0,\"index\":0},\n"
+	"{\"guid\":\"0x0002c90300000004\",\"desc\":\"n0002 HCA-1\",\"name\":\"n0002\",\"ports\":1,\"lid\":2},\n"
+	"{\"guid\":\"0x0002c90300000006\",\"desc\":\"n0003 HCA-1\",\"name\":\"n0003\",\"ports\":1,\"lid\":3,\"level\":0,\"index\":2},\n"
+	"{\"guid\":\"0x0002c90300000008\",\"desc\":\"n0004 HCA-1\",\"name\":\"n0004\",\"ports\":1,\"lid\":4,\"level\":0,\"index\":%d}],\n"
+	"\"links\":[\n"
+	"[\"0x0002c90300000002\",1,\"0x0002c90401000000\",1,\"4x\",\"HDR\"],\n"
+	"[\"0x0002c90300000006\",1,\"0x0002c90401000001\",1,\"4x\",\"HDR\"],\n"
+	"[\"0x0002c90300000008\",1,\"0x0002c90401000001\",2,\"4x\",\"HDR\"],\n"
+	"[\"0x0002c90401000000\",3,\"0x0002c90402000000\",1,\"4x\",\"HDR\"],\n"
+	"[\"0x0002c90401000000\",4,\"0x0002c90402000001\",1,\"4x\",\"HDR\"]]}\n";
+
+/* Writes kDegraded with n0004 at `index` to a new file; its path in `path`. */
+static void write_degraded(char *path, int index)
+{
+	strcpy(path, "/tmp/qft-degraded-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *out = fdopen(fd, "w");
+	assert_non_null(out);
+	fprintf(out, kDegraded, index);
+	fclose(out);
+}
+
+/* Degraded fabrics load; the host without a position is named in the
+ * report and never placed; an unroutable prediction is an error with a
+ * message, never a figure; a load error names the file. */
+static void degraded_fabric_loads(void **state)
+{
+	(void)state;
+	char path[64];
+	write_degraded(path, 3);
+	qft_fabric_t *f = NULL;
+	char *err = NULL;
+	assert_int_equal(qft_fabric_load(path, &f, &err), QFT_OK);
+	assert_null(err);
+	const char *report = qft_fabric_report(f);
+	assert_non_null(strstr(report, path));
+	assert_non_null(strstr(report, "host n0002 has no tree position"));
+	qft_placer_t *p = NULL;
+	assert_int_equal(qft_placer_create(f, NULL, &p, NULL), QFT_OK);
+	uint8_t eligible[4] = {1, 1, 1, 1};
+	qft_placement_t pl;
+	assert_int_equal(qft_placer_place(p, 2, eligible, NULL, NULL, 0, &pl, NULL), QFT_OK);
+	assert_int_equal(pl.outcome, QFT_PLACED);
+	assert_int_equal(pl.count, 2);
+	assert_int_equal(pl.hosts[0], 2); /* leaf 1; leaf 0 holds only n0001 */
+	assert_int_equal(pl.hosts[1], 3);
+	assert_int_equal(qft_placer_place(p, 4, eligible, NULL, NULL, 0, &pl, NULL), QFT_OK);
+	assert_int_equal(pl.outcome, QFT_NEVER); /* 3 hosts have a position */
+
+	double avg = 1.0;
+	unsigned max = 1;
+	const size_t across[] = {0, 2};
+	assert_int_equal(qft_placer_score(p, across, 2, &avg, &max, &err), QFT_EUNROUTABLE);
+	assert_non_null(strstr(err, "n0003"));
+	assert_true(avg != avg); /* NaN: not a figure */
+	assert_int_equal(max, 0);
+	qft_free(err);
+	const size_t unplaced[] = {1, 0};
+	assert_int_equal(qft_placer_score(p, unplaced, 2, &avg, &max, &err), QFT_EUNROUTABLE);
+	assert_non_null(strstr(err, "n0002"));
+	qft_free(err);
+	const size_t leaf1[] = {2, 3};
+	assert_int_equal(qft_placer_score(p, leaf1, 2, &avg, &max, &err), QFT_OK);
+	assert_true(avg == 1.0);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+	unlink(path);
+
+	write_degraded(path, 2); /* n0003 and n0004 at one position */
+	assert_int_equal(qft_fabric_load(path, &f, &err), QFT_EINVAL);
+	assert_null(f);
+	assert_non_null(strstr(err, path));
+	qft_free(err);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +268,8 @@ int main(void)
 		cmocka_unit_test(order_and_score),
 		cmocka_unit_test(groups_form_a_tree),
 		cmocka_unit_test(errors_carry_messages),
+		cmocka_unit_test(degraded_fabric_loads),
+		cmocka_unit_test(placer_predicts_within_its_budget),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);
 }

@@ -8,14 +8,18 @@
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/place/order.hpp"
 #include "lib/route/dmodk.hpp"
+#include "lib/route/lft.hpp"
 #include "lib/score/score.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
 #include "lib/traffic/pattern.hpp"
 
 #include "tests/unit/cmocka.hpp"
+#include "tests/unit/degraded.hpp"
 
 using namespace qft;
+using qft::test::degraded;
+using qft::test::path_text;
 
 namespace {
 
@@ -158,17 +162,69 @@ void tree_lists_missing_cables(void **)
 	assert_int_equal(t.missing()[0].level, 1);
 	DModK r(g, t);
 	PortIdx links[kMaxPathLinks];
-	// n0001 (leaf 0) to a host on another leaf whose route uses the lost cable
-	bool unroutable = false;
-	for (HostOrd d = 4; d < 16 && !unroutable; d++) {
-		try {
-			r.path(0, d, 0, links);
-		} catch (const Error &e) {
-			unroutable = e.status() == Status::unroutable;
-		}
-	}
-	assert_true(unroutable);
+	// n0001 (leaf 0) to every host on another leaf, the route of one of
+	// them over the lost cable: the next up-port takes it (one hop up, one
+	// down; the lost cable is no link, so no path can hold it)
+	for (HostOrd d = 4; d < 16; d++)
+		assert_int_equal(r.path(0, d, 0, links), 4);
 }
+
+// One fallback rule: D-Mod-K's paths on a fabric with missing cables are
+// the paths of the tables it exports (qft lft), pair by pair, offset by
+// offset; a single missing cable leaves every pair routable.
+void degraded_routes_match_their_tables(void **)
+{
+	struct Case {
+		const char *tuple;
+		std::vector<size_t> cut; // cable indexes, host cables first
+		unsigned lmc;
+		bool all_route;
+	} cases[] = {
+		{"2;4,4;1,4;1,1", {16}, 0, true},          // one leaf-to-spine cable
+		{"2;4,4;1,4;1,1", {16, 21, 30}, 1, true},  // three, LMC 1
+		{"2;4,4;1,4;1,1", {28, 29, 30, 31}, 0, false}, // a leaf cut off
+		{"3;4,4,2;1,4,2;1,1,2", {32, 40, 47, 60, 75}, 0, true}, // parallel top links
+		{"2;6,6;1,3;1,2", {36, 37, 50}, 1, true},  // parallel cables
+	};
+	for (const Case &c : cases) {
+		Fabric f = degraded(c.tuple, c.cut, {}, c.lmc);
+		Tree t = Tree::from_fabric(f);
+		assert_int_equal(t.missing().size(), c.cut.size());
+		DModK r(f, t);
+		Lfts lfts = r.tables();
+		TableRouter table(f, lfts);
+		size_t unroutable = 0;
+		for (HostOrd s = 0; s < f.hosts().size(); s++)
+			for (HostOrd d = 0; d < f.hosts().size(); d++)
+				for (unsigned k = 0; k < r.offsets(); k++) {
+					std::string a = path_text(r, s, d, k);
+					if (a != path_text(table, s, d, k))
+						fail_msg("%s: %u -> %u offset %u: dmodk %s, tables %s", c.tuple,
+							 s, d, k, a.c_str(), path_text(table, s, d, k).c_str());
+					unroutable += a == "unroutable";
+				}
+		assert_true(c.all_route ? unroutable == 0 : unroutable > 0);
+	}
+}
+
+// A host without a tree position (its cable cut): the router is built,
+// routes the rest, and reports paths to or from the host unroutable,
+// naming it.
+void host_without_position_is_unroutable(void **)
+{
+	Fabric f = degraded("2;4,4;1,4;1,1", {1}, {"n0002"});
+	Tree t = Tree::from_fabric(f);
+	assert_true(t.host_index(1) == kNone);
+	DModK r(f, t);
+	PortIdx links[kMaxPathLinks];
+	assert_int_equal(r.path(0, 5, 0, links), 4);
+	expect_error([&] { r.path(1, 5, 0, links); }, Status::unroutable, "n0002");
+	expect_error([&] { r.path(5, 1, 0, links); }, Status::unroutable, "n0002");
+	Lfts lfts = r.tables();
+	TableRouter table(f, lfts);
+	assert_string_equal(path_text(table, 0, 5, 0).c_str(), path_text(r, 0, 5, 0).c_str());
+}
+
 
 // --- D-Mod-K ---------------------------------------------------------------
 
@@ -567,6 +623,8 @@ int main(void)
 		cmocka_unit_test(generator_follows_connection_rule),
 		cmocka_unit_test(tree_rejects_two_nodes_at_one_position),
 		cmocka_unit_test(tree_lists_missing_cables),
+		cmocka_unit_test(degraded_routes_match_their_tables),
+		cmocka_unit_test(host_without_position_is_unroutable),
 		cmocka_unit_test(dmodk_route_digits),
 		cmocka_unit_test(full_shift_is_congestion_free),
 		cmocka_unit_test(random_order_matches_table_3),

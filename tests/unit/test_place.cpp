@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Placement: aligned blocks in the smallest subtree, running jobs, the
 // remainder policies, and the not-now / never answers.
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 
+#include "lib/common/random.hpp"
 #include "lib/place/placement.hpp"
 #include "lib/route/dmodk.hpp"
+#include "lib/score/score.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
 
 #include "tests/unit/cmocka.hpp"
+#include "tests/unit/degraded.hpp"
 
 using namespace qft;
 
@@ -40,6 +45,32 @@ struct World {
 
 uint64_t first(const Placement &p) { return p.chosen.hosts.front(); }
 
+// lib/score on the chosen hosts (every Shift stage, in the placer's rank
+// order), in lock-step with the hosts of `beside`: a computation of the
+// HSD independent of the placer's sampled one.
+Score independent(const World &w, const Candidate &c,
+		  const std::vector<std::vector<HostOrd>> &beside = {})
+{
+	std::vector<Job> jobs(1 + beside.size());
+	jobs[0].ranks = c.hosts;
+	for (size_t i = 0; i < beside.size(); i++)
+		jobs[i + 1].ranks = beside[i];
+	auto shift = make_pattern("shift", &w.tree->pgft());
+	Score sc = score_jobs(w.fabric, *w.router, *shift, jobs);
+	if (beside.empty() && shift->stage_count(uint32_t(c.hosts.size())) <=
+				      w.placer->policy().sample_stages)
+		assert_true(std::fabs(sc.avg_hsd - c.hsd_alone) < 1e-12); // all stages played
+	return sc;
+}
+
+// The placer's figures say congestion-free, and so does lib/score.
+void assert_congestion_free(const World &w, const Candidate &c,
+			    const std::vector<std::vector<HostOrd>> &beside = {})
+{
+	assert_int_equal(independent(w, c, beside).max_hsd, 1);
+	assert_true(c.hsd_alone == 1.0 && c.hsd == 1.0);
+}
+
 void multiples_of_the_block_are_aligned(void **)
 {
 	World w;
@@ -52,7 +83,7 @@ void multiples_of_the_block_are_aligned(void **)
 		assert_int_equal(p.outcome, Placement::placed);
 		assert_int_equal(p.chosen.hosts.size(), c.n);
 		assert_int_equal(p.chosen.level, c.level);
-		assert_true(p.chosen.hsd == 1.0);
+		assert_congestion_free(w, p.chosen);
 		assert_int_equal(first(p) % p.chosen.block, 0);
 	}
 	// 100 is no multiple of 18: exact gives 100 hosts, not congestion-free
@@ -60,6 +91,7 @@ void multiples_of_the_block_are_aligned(void **)
 	assert_int_equal(p.chosen.hosts.size(), 100);
 	assert_false(p.chosen.aligned);
 	assert_true(p.chosen.hsd > 1.0);
+	assert_true(independent(w, p.chosen).max_hsd > 1);
 }
 
 void running_jobs_steer_new_ones(void **)
@@ -73,7 +105,7 @@ void running_jobs_steer_new_ones(void **)
 		assert_false(w.placer->holds(h) && std::find(a.chosen.hosts.begin(),
 							      a.chosen.hosts.end(), h) != a.chosen.hosts.end());
 	assert_int_equal(first(b) % 18, 0);
-	assert_true(b.chosen.hsd == 1.0); // together with the first
+	assert_congestion_free(w, b.chosen, {a.chosen.hosts}); // together with the first
 	w.placer->add_running(2, b.chosen.hosts);
 	assert_int_equal(w.placer->running(), 2);
 	w.placer->remove_running(1);
@@ -141,7 +173,7 @@ void scattered_whole_blocks_when_no_run_is_free(void **)
 	assert_int_equal(p.outcome, Placement::placed);
 	assert_false(p.chosen.contiguous);
 	assert_true(p.chosen.aligned);
-	assert_true(p.chosen.hsd == 1.0);
+	assert_congestion_free(w, p.chosen, {{4, 5, 6, 7}, {12, 13, 14, 15}});
 }
 
 void candidates_are_in_tree_order(void **)
@@ -182,6 +214,233 @@ void best_fit_when_no_block_is_free(void **)
 	assert_true(q.chosen.hosts == want4);
 }
 
+// --- degraded fabrics --------------------------------------------------------
+
+// PGFT(2;4,4;1,4;1,1) with cables cut (see tests/unit/degraded.hpp): leaf 3
+// cut off from every spine (cables 28-31) reaches only its own hosts.
+struct Degraded {
+	Fabric fabric;
+	std::optional<Tree> tree;
+	std::unique_ptr<DModK> router;
+	std::unique_ptr<Placer> placer;
+	Degraded(const std::vector<size_t> &cut, const std::vector<std::string> &unplace = {})
+	{
+		fabric = test::degraded("2;4,4;1,4;1,1", cut, unplace);
+		tree.emplace(Tree::from_fabric(fabric));
+		router = std::make_unique<DModK>(fabric, *tree);
+		placer = std::make_unique<Placer>(fabric, *tree, *router, PlacementPolicy());
+	}
+	Placement place(uint32_t n) const
+	{
+		PlacementRequest req;
+		req.nodes = n;
+		req.eligible.assign(fabric.hosts().size(), true);
+		return placer->place(req);
+	}
+};
+
+const std::vector<size_t> kLeaf3Cut = {28, 29, 30, 31};
+
+// An unroutable pair thrown in the middle of a stage leaves the scratch
+// loads clean: the same sets score the same before and after.
+void scratch_is_clean_after_unroutable(void **)
+{
+	Degraded w(kLeaf3Cut);
+	// sets of leaves 0-2 (routable) in scrambled rank order: most congest
+	std::vector<std::vector<HostOrd>> sets;
+	uint32_t x = 12345;
+	for (size_t i = 0; i < 40; i++) {
+		std::vector<HostOrd> s;
+		for (HostOrd h = 0; h < 12; h++) {
+			x = x * 1103515245u + 12345u;
+			if ((x >> 16) % 3)
+				s.insert(s.begin() + (x >> 8) % (s.size() + 1), h);
+		}
+		sets.push_back(s);
+	}
+	std::vector<std::pair<double, double>> fresh;
+	bool congested = false;
+	for (const auto &s : sets) {
+		fresh.push_back(w.placer->score(s));
+		congested = congested || fresh.back().first > 1.0;
+	}
+	assert_true(congested); // a dirty scratch would show
+	// every host of leaves 0-2, then n0013 (leaf 3): the first stage
+	// routes 11 flows, then throws
+	std::vector<HostOrd> cut_off;
+	for (HostOrd h = 0; h <= 12; h++)
+		cut_off.push_back(h);
+	expect_error([&] { w.placer->score(cut_off); }, Status::unroutable, "n0013");
+	for (size_t i = 0; i < sets.size(); i++)
+		assert_true(w.placer->score(sets[i]) == fresh[i]);
+}
+
+bool on_leaf3(const Candidate &c)
+{
+	return std::any_of(c.hosts.begin(), c.hosts.end(), [](HostOrd h) { return h >= 12; });
+}
+
+// One unroutable candidate is skipped, not fatal; when every aligned
+// candidate is unroutable, the best fit below takes over.
+void unroutable_candidates_are_skipped(void **)
+{
+	Degraded w(kLeaf3Cut);
+	// 6 nodes: leaf 0 and 2 of leaf 1, or leaf 2 and 2 of leaf 3 (unroutable)
+	w.placer->add_running(1, {4, 5});
+	Placement p = w.place(6);
+	assert_int_equal(p.outcome, Placement::placed);
+	assert_false(on_leaf3(p.chosen));
+	for (const Candidate &c : p.considered)
+		assert_false(on_leaf3(c));
+	// 8 nodes: the only whole free blocks are leaves 0 and 3: a best fit
+	w.placer->add_running(2, {8, 9});
+	Placement q = w.place(8);
+	assert_int_equal(q.outcome, Placement::placed);
+	assert_true(q.chosen.best_fit || q.chosen.level == 0);
+	assert_false(on_leaf3(q.chosen));
+	// leaf 3 alone routes: a 4-node job fits there
+	w.placer->add_running(3, q.chosen.hosts);
+	Placement r = w.place(4);
+	assert_int_equal(r.outcome, Placement::placed);
+	assert_true(on_leaf3(r.chosen));
+}
+
+// A host without a tree position (its cable cut) is loaded and never
+// placed, whatever the job size and the running jobs.
+void unplaced_hosts_are_never_placed(void **)
+{
+	Degraded w({1}, {"n0002"});
+	auto without_n0002 = [&](uint32_t n) {
+		Placement p = w.place(n);
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_true(std::find(p.chosen.hosts.begin(), p.chosen.hosts.end(), 1) ==
+			    p.chosen.hosts.end());
+		return p.chosen.hosts;
+	};
+	for (uint32_t n = 1; n <= 15; n++)
+		without_n0002(n);
+	assert_int_equal(w.place(16).outcome, Placement::never);
+	w.placer->add_running(1, without_n0002(3)); // leaf 0's other hosts
+	w.placer->add_running(2, without_n0002(5));
+	for (uint32_t n = 1; n <= 7; n++)
+		without_n0002(n);
+}
+
+std::vector<HostOrd> first_hosts(uint32_t n)
+{
+	std::vector<HostOrd> v(n);
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = i;
+	return v;
+}
+
+// A placer that plays every stage (up to kPredictStages): the full figure.
+Prediction unbounded(const World &w, const std::vector<HostOrd> &ranks)
+{
+	PlacementPolicy pol;
+	pol.flow_budget = SIZE_MAX;
+	return Placer(w.fabric, *w.tree, *w.router, pol).predict(ranks);
+}
+
+Prediction with_budget(const World &w, const std::vector<HostOrd> &ranks, size_t flows)
+{
+	PlacementPolicy pol;
+	pol.flow_budget = flows;
+	return Placer(w.fabric, *w.tree, *w.router, pol).predict(ranks);
+}
+
+void sampled_prediction_of_an_aligned_block(void **)
+{
+	World w; // 1944 hosts, W_2 = 18, W_3 = 108
+	std::vector<HostOrd> block = first_hosts(648);
+	Prediction full = unbounded(w, block);
+	assert_int_equal(full.stages_played, 647);
+	assert_true(full.avg_hsd == 1.0);
+	// the default budget: 32768 / 648 = 50 of the 647 Shift stages
+	Prediction p = w.placer->predict(block);
+	assert_int_equal(p.stages_total, 647);
+	assert_int_equal(p.stages_played, kFlowBudget / 648);
+	assert_true(p.avg_hsd == 1.0);
+	assert_int_equal(p.max_hsd, 1);
+	// one stage at least, whatever the budget
+	Prediction one = with_budget(w, block, 1);
+	assert_int_equal(one.stages_played, 1);
+	assert_true(one.avg_hsd == 1.0);
+}
+
+void sampled_prediction_of_congested_sets(void **)
+{
+	World w;
+	// 325 hosts from host 0: most Shift stages congest (HSD 2), none with a
+	// shift of 1 mod 18. A stride of 324 / 18 = 18 stages samples only
+	// those and said 1.0; the spread sample must find the congestion.
+	std::vector<HostOrd> run = first_hosts(325);
+	Prediction full = unbounded(w, run);
+	assert_int_equal(full.stages_played, 324);
+	assert_true(full.avg_hsd > 1.8);
+	Prediction p = with_budget(w, run, 18 * 325);
+	assert_int_equal(p.stages_played, 18);
+	assert_int_equal(p.stages_total, 324);
+	assert_true(std::abs(p.avg_hsd - full.avg_hsd) < 0.05 * full.avg_hsd);
+	// an aligned block in a random rank order congests far more
+	std::vector<HostOrd> shuffled = first_hosts(648);
+	Rng rng(7);
+	shuffle(shuffled, rng);
+	full = unbounded(w, shuffled);
+	p = w.placer->predict(shuffled);
+	assert_true(full.avg_hsd > 3.0);
+	assert_true(p.stages_played < p.stages_total);
+	assert_true(std::abs(p.avg_hsd - full.avg_hsd) < 0.1 * full.avg_hsd);
+}
+
+void running_jobs_cost_one_bounded_replay(void **)
+{
+	World w;
+	std::vector<HostOrd> job = first_hosts(100);
+	std::reverse(job.begin(), job.end()); // congests: the loads it adds matter
+	std::vector<HostOrd> other = first_hosts(300);
+	other.erase(other.begin(), other.begin() + 100);
+	auto before = w.placer->score(other);
+	w.placer->add_running(1, job);
+	// predict() right after add_running(): its figures, equal to a replay
+	Prediction kept = w.placer->predict(job), fresh = with_budget(w, job, kFlowBudget);
+	assert_true(kept.avg_hsd == fresh.avg_hsd);
+	assert_int_equal(kept.max_hsd, fresh.max_hsd);
+	assert_int_equal(kept.stages_played, fresh.stages_played);
+	assert_true(kept.avg_hsd > 1.0);
+	// its loads weigh on a neighbour sharing its leaves' uplinks, and
+	// leave no trace once it ends
+	assert_true(w.placer->score(other).second > before.second);
+	w.placer->remove_running(1);
+	assert_true(w.placer->score(other) == before);
+	assert_int_equal(w.placer->running(), 0);
+}
+
+// add_running() of a job a cut cable leaves unroutable throws and keeps
+// nothing: no job, no link loads, no stale peak scratch for the next one.
+void unroutable_running_job_leaves_no_trace(void **)
+{
+	Degraded w(kLeaf3Cut);
+	// recursive doubling: on {n0013, n0014, n0001, n0002} its first stage
+	// stays in the leaves (routable), the second crosses to leaf 3: throws
+	// after one stage's peaks are kept
+	PlacementPolicy pol;
+	pol.pattern = "recdbl";
+	Placer p(w.fabric, *w.tree, *w.router, pol), fresh(w.fabric, *w.tree, *w.router, pol);
+	std::vector<HostOrd> cut_off = {12, 13, 0, 1}, job = {0, 1};
+	expect_error([&] { p.add_running(1, cut_off); }, Status::unroutable, "n0013");
+	assert_int_equal(p.running(), 0);
+	// the next job on the links of n0001 <-> n0002 records its own load
+	// on them, as on a placer that never threw: a set on the same links
+	// sees it
+	p.add_running(2, job);
+	fresh.add_running(2, job);
+	assert_true(p.score(job) == fresh.score(job));
+	assert_true(p.score(job).first == 1.0 && p.score(job).second == 2.0);
+	p.remove_running(2);
+	assert_true(p.score(job).second == 1.0);
+}
+
 } // namespace
 
 int main(void)
@@ -195,6 +454,13 @@ int main(void)
 		cmocka_unit_test(scattered_whole_blocks_when_no_run_is_free),
 		cmocka_unit_test(candidates_are_in_tree_order),
 		cmocka_unit_test(best_fit_when_no_block_is_free),
+		cmocka_unit_test(scratch_is_clean_after_unroutable),
+		cmocka_unit_test(unroutable_candidates_are_skipped),
+		cmocka_unit_test(unplaced_hosts_are_never_placed),
+		cmocka_unit_test(sampled_prediction_of_an_aligned_block),
+		cmocka_unit_test(sampled_prediction_of_congested_sets),
+		cmocka_unit_test(running_jobs_cost_one_bounded_replay),
+		cmocka_unit_test(unroutable_running_job_leaves_no_trace),
 	};
 	return cmocka_run_group_tests_name("place", tests, nullptr, nullptr);
 }

@@ -137,12 +137,38 @@ QFT_EXPORT qft_status_t qft_score_job(const qft_fabric_t *fabric,
  * it; it tracks the running jobs by id. */
 typedef struct qft_placer qft_placer_t;
 
+/* Routed flows (one source-destination pair of one stage) that one call
+ * of qft_placer_add_job(), qft_placer_predict() or qft_placer_score()
+ * plays at most, and that qft_placer_place() shares among the candidates
+ * it ranks: about 1-1.5 ms on one core at 4536 hosts (make bench),
+ * whatever the job's size, so that slurmctld's locks are not held long.
+ * Each call (each candidate) still plays at least one whole stage, so a
+ * job of N hosts costs at least N flows. Longer patterns are sampled:
+ * evenly spread stages, as many as the budget allows, and the prediction
+ * says how many (qft_prediction_t). */
+#define QFT_FLOW_BUDGET 32768
+
 typedef struct qft_placer_config {
 	int reserve_remainder;  /* 0: exact, 1: keep the rest of the block */
 	const char *pattern;    /* NULL: "shift" */
-	unsigned sample_stages; /* 0: 32 */
+	unsigned sample_stages; /* stages per candidate in place(), at most; 0: 32 */
 	int rank_by_congestion; /* 0: best fit only */
+	size_t flow_budget;     /* 0: QFT_FLOW_BUDGET; SIZE_MAX: no bound */
 } qft_placer_config_t;
+
+/* A job's predicted congestion alone, for the placer's pattern: the hot-spot
+ * degree (HSD, the most flows on one directed link) of each played stage,
+ * averaged (avg_hsd; seed 000's figure of merit) and the worst (max_hsd).
+ * Played stages are stages_played evenly spread ones of the stages_total
+ * the pattern has for the job's size: tell the job "HSD avg over
+ * stages_played of stages_total stages" when they differ. A job of one host
+ * has no stage: avg_hsd 1.0, max_hsd 1, 0 of 0. */
+typedef struct qft_prediction {
+	double avg_hsd;
+	unsigned max_hsd;
+	size_t stages_played; /* >= 1 when stages_total >= 1 */
+	size_t stages_total;  /* Shift: hosts - 1 */
+} qft_prediction_t;
 
 typedef enum qft_outcome { QFT_PLACED = 0, QFT_NOT_NOW, QFT_NEVER } qft_outcome_t;
 
@@ -174,15 +200,31 @@ QFT_EXPORT qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes,
 					 const size_t *required,
 					 size_t required_count,
 					 qft_placement_t *out, char **err);
-/* A running job's hosts in rank order; a known id is replaced. */
+/* A running job's hosts in rank order; a known id is replaced. Plays the
+ * job's prediction stages once (within QFT_FLOW_BUDGET) to learn the load
+ * it puts on each link, and keeps its prediction for qft_placer_predict().
+ * Removing a job routes nothing (tens of microseconds at 4536 hosts). */
 QFT_EXPORT qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id,
 					   const size_t *hosts, size_t count,
 					   char **err);
 QFT_EXPORT void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id);
 QFT_EXPORT size_t qft_placer_running(const qft_placer_t *placer);
-/* Predicted average and worst stage HSD of hosts in the given rank order,
- * alone, for the placer's pattern: every stage, or 1024 evenly spread ones
- * when the pattern has more (Shift on more than 1025 nodes). */
+/* The prediction for `hosts` (ordinals, in rank order) alone: every stage of
+ * the pattern, or stages_played = min(1024, max(1, flow budget / count))
+ * evenly spread ones when it has more. Called right after
+ * qft_placer_add_job() with the same hosts in the same order (select/rlft's
+ * job_begin), it returns the figures add_job computed, without routing;
+ * otherwise it routes at most the flow budget. The result does not depend
+ * on the running jobs. QFT_EINVAL for an ordinal out of range or a NULL
+ * out; QFT_EUNROUTABLE when a flow has no path. On failure *out is
+ * {NaN, 0, 0, 0}: never a figure that was not computed. */
+QFT_EXPORT qft_status_t qft_placer_predict(const qft_placer_t *placer,
+					   const size_t *hosts, size_t count,
+					   qft_prediction_t *out, char **err);
+/* qft_placer_predict()'s avg_hsd and max_hsd alone. On failure (such as
+ * QFT_EUNROUTABLE: missing cables leave a pair without a path, or a host
+ * has no tree position) *avg_hsd is NaN and *max_hsd 0: never a figure
+ * that was not computed. */
 QFT_EXPORT qft_status_t qft_placer_score(const qft_placer_t *placer,
 					 const size_t *hosts, size_t count,
 					 double *avg_hsd, unsigned *max_hsd,

@@ -8,11 +8,13 @@
 #include "config.h"
 #include "src/common/slurm_xlator.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "slurm/slurm_errno.h"
+#include "src/common/log.h"
 #include "src/common/parse_config.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
@@ -82,8 +84,9 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	s_p_get_string(&conf->pattern, "Pattern", tbl);
 	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);
 	s_p_get_boolean(&conf->rank_by_congestion, "RankByCongestion", tbl);
-	if (!s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl))
-		conf->hostfile_dir = xstrdup_printf("%s/qft", slurm_conf.state_save_location);
+	/* No default: StateSaveLocation is on the controller, where jobs
+	 * usually cannot read; QFT_HOSTS carries the same list. */
+	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
 	if (!s_p_get_string(&fabric, "FabricFile", tbl) || !fabric[0]) {
 		*why = xstrdup_printf("%s: FabricFile= is missing", conf->path);
 		xfree(fabric);
@@ -136,4 +139,132 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 		return SLURM_ERROR;
 	}
 	return SLURM_SUCCESS;
+}
+
+/* ---- the shared fabric (qft_conf.h) ------------------------------------ */
+
+/* In the owner's copy of this file: frees with the owner's libqft. */
+static void _shared_fabric_release(qft_shared_fabric_t *shared)
+{
+	if (__atomic_sub_fetch(&shared->refs, 1, __ATOMIC_ACQ_REL) > 0)
+		return;
+	qft_fabric_destroy(shared->fabric);
+	xfree(shared->source);
+	xfree(shared);
+}
+
+/* This copy of libqft, for the fabrics this plugin makes. */
+static const qft_ops_t _local_ops = {
+	.fabric_host_count = qft_fabric_host_count,
+	.fabric_find_host = qft_fabric_find_host,
+	.fabric_tuple = qft_fabric_tuple,
+	.fabric_sort_tree_order = qft_fabric_sort_tree_order,
+	.placer_create = qft_placer_create,
+	.placer_destroy = qft_placer_destroy,
+	.placer_place = qft_placer_place,
+	.placer_add_job = qft_placer_add_job,
+	.placer_remove_job = qft_placer_remove_job,
+	.placer_running = qft_placer_running,
+	.placer_predict = qft_placer_predict,
+};
+
+extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)
+{
+	qft_shared_fabric_t *shared = xmalloc(sizeof(*shared));
+
+	shared->abi = QFT_SHARED_ABI;
+	shared->size = sizeof(*shared);
+	shared->libqft = qft_version();
+	shared->fabric = fabric;
+	shared->ops = &_local_ops;
+	shared->source = xstrdup(source);
+	shared->refs = 1;
+	shared->release = _shared_fabric_release;
+	return shared;
+}
+
+extern qft_shared_fabric_t *qft_shared_fabric_hold(qft_shared_fabric_t *shared)
+{
+	if (shared)
+		__atomic_add_fetch(&shared->refs, 1, __ATOMIC_ACQ_REL);
+	return shared;
+}
+
+extern void qft_shared_fabric_release(qft_shared_fabric_t *shared)
+{
+	if (shared)
+		shared->release(shared);
+}
+
+extern bool qft_shared_fabric_compatible(uint32_t abi, uint32_t size, const char *libqft)
+{
+	return abi == QFT_SHARED_ABI && size == sizeof(qft_shared_fabric_t) &&
+	       !xstrcmp(libqft, qft_version());
+}
+
+/* topology_qft.so as slurmctld loaded it, held open while we borrow. */
+static void *topology_module = NULL;
+
+/* slurmctld opened "<dir>/topology_qft.so" for the first directory of
+ * PluginDir that has it (plugin_load_and_link()): the same names find it. */
+static void *_topology_module(void)
+{
+	char *dirs, *dir, *save = NULL;
+	void *module = NULL;
+
+	if (!slurm_conf.plugindir)
+		return NULL;
+	dirs = xstrdup(slurm_conf.plugindir);
+	for (dir = strtok_r(dirs, ":", &save); dir && !module;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char *path = xstrdup_printf("%s/topology_qft.so", dir);
+		module = dlopen(path, RTLD_LAZY | RTLD_NOLOAD);
+		xfree(path);
+	}
+	xfree(dirs);
+	return module;
+}
+
+extern qft_shared_fabric_t *qft_shared_fabric_from_topology(char **why)
+{
+	qft_topology_fabric_get_f get;
+	qft_shared_fabric_t *shared;
+
+	*why = NULL;
+	if (xstrcmp(slurm_conf.topology_plugin, "topology/qft")) {
+		*why = xstrdup_printf("TopologyPlugin is %s, not topology/qft",
+				      slurm_conf.topology_plugin ?
+				      slurm_conf.topology_plugin : "not set");
+		return NULL;
+	}
+	if (!topology_module && !(topology_module = _topology_module())) {
+		*why = xstrdup_printf("topology_qft.so is not loaded from PluginDir=%s",
+				      slurm_conf.plugindir);
+		return NULL;
+	}
+	if (!(get = (qft_topology_fabric_get_f) dlsym(topology_module,
+						      QFT_TOPOLOGY_FABRIC_SYM))) {
+		*why = xstrdup_printf("topology_qft.so exports no %s (an older build)",
+				      QFT_TOPOLOGY_FABRIC_SYM);
+		return NULL;
+	}
+	if (!(shared = get(QFT_SHARED_ABI, sizeof(*shared), qft_version()))) {
+		*why = xstrdup_printf("topology/qft holds no fabric, or is not of this build (libqft %s)",
+				      qft_version());
+		return NULL;
+	}
+	return shared;
+}
+
+extern void qft_shared_fabric_fini(void)
+{
+	if (topology_module)
+		dlclose(topology_module);
+	topology_module = NULL;
+}
+
+extern bool qft_in_slurmctld(void)
+{
+	return running_in_slurmctld() ||
+	       (slurm_prog_name && !xstrncmp(slurm_prog_name, "slurmctld", 9));
 }

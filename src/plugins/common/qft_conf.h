@@ -11,6 +11,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "qft/qft.h"
+
 typedef enum {
 	QFT_FORMAT_JSON,          /* slurm-qft fabric JSON (qft gen, qft import) */
 	QFT_FORMAT_IBNETDISCOVER, /* ibnetdiscover output, recognised on load */
@@ -26,7 +28,7 @@ typedef struct {
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
-	char *hostfile_dir;         /* HostFileDir=, default <StateSaveLocation>/qft */
+	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
 } qft_conf_t;
 
 /*
@@ -49,5 +51,102 @@ extern void qft_conf_free(qft_conf_t *conf);
 struct qft_fabric;
 extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabric,
 				char **why);
+
+/*
+ * One fabric load per (re)configuration, shared by the plugins of
+ * slurmctld.
+ *
+ * topology/qft loads the fabric when slurmctld ranks its nodes, and owns
+ * it. select/rlft borrows the same object in select_p_node_init(), which
+ * slurmctld calls later in the same read_slurm_conf() (node ranking,
+ * topo_build_config, ..., select_g_node_init, select_g_job_init: at start
+ * and on every reconfigure). slurmctld opens each plugin RTLD_LOCAL, so the
+ * borrower finds the owner's module with dlopen(RTLD_NOLOAD) on the path
+ * slurmctld loaded it from, and the accessor with dlsym().
+ *
+ * Each plugin links its own copy of libqft and of this file: a holder is
+ * released through its own `release` (the owner's code, so the copy of
+ * libqft that made the fabric frees it, when its last holder lets go), and
+ * the borrower keeps the owner's module open and calls libqft on the
+ * fabric only through the holder's `ops` (qft_ops_t). The accessor hands
+ * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
+ * and the libqft version).
+ */
+#define QFT_SHARED_ABI 2
+#define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
+
+/*
+ * The libqft calls select/rlft makes on a fabric and its placer, as the
+ * functions of the copy of libqft that made the fabric. Each plugin links
+ * its own libqft and C++ runtime: the other copy's code must never touch
+ * the object (its router's virtual calls would run the owner's code, and
+ * an exception thrown there and caught here unwinds across two runtimes:
+ * slurmctld aborts). Through these pointers every C++ frame, throw and
+ * catch stays in the owner's copy; only C data crosses.
+ */
+typedef struct qft_ops {
+	size_t (*fabric_host_count)(const qft_fabric_t *fabric);
+	size_t (*fabric_find_host)(const qft_fabric_t *fabric, const char *name);
+	const char *(*fabric_tuple)(const qft_fabric_t *fabric);
+	qft_status_t (*fabric_sort_tree_order)(const qft_fabric_t *fabric, size_t *hosts,
+					       size_t count, char **err);
+	qft_status_t (*placer_create)(const qft_fabric_t *fabric,
+				      const qft_placer_config_t *config, qft_placer_t **out,
+				      char **err);
+	void (*placer_destroy)(qft_placer_t *placer);
+	qft_status_t (*placer_place)(qft_placer_t *placer, uint32_t nodes, const uint8_t *eligible,
+				     const uint8_t *busy, const size_t *required,
+				     size_t required_count, qft_placement_t *out, char **err);
+	qft_status_t (*placer_add_job)(qft_placer_t *placer, uint32_t job_id, const size_t *hosts,
+				       size_t count, char **err);
+	void (*placer_remove_job)(qft_placer_t *placer, uint32_t job_id);
+	size_t (*placer_running)(const qft_placer_t *placer);
+	qft_status_t (*placer_predict)(const qft_placer_t *placer, const size_t *hosts,
+				       size_t count, qft_prediction_t *out, char **err);
+} qft_ops_t;
+
+typedef struct qft_shared_fabric {
+	uint32_t abi;               /* QFT_SHARED_ABI */
+	uint32_t size;              /* sizeof(qft_shared_fabric_t) */
+	const char *libqft;         /* qft_version() of the copy that made it */
+	struct qft_fabric *fabric;  /* used only through `ops` */
+	const qft_ops_t *ops;       /* the maker's libqft */
+	char *source;               /* the file it was loaded from */
+	int refs;                   /* holders; the last release frees it */
+	void (*release)(struct qft_shared_fabric *shared);
+} qft_shared_fabric_t;
+
+/* The accessor topology/qft exports as QFT_TOPOLOGY_FABRIC_SYM: its
+ * fabric, held for the caller, or NULL (none, or another build). */
+typedef qft_shared_fabric_t *(*qft_topology_fabric_get_f)(uint32_t abi, uint32_t size,
+							   const char *libqft);
+
+/* A holder taking `fabric` (and a copy of `source`), with one reference. */
+extern qft_shared_fabric_t *qft_shared_fabric_create(struct qft_fabric *fabric,
+						     const char *source);
+/* One more reference; NULL passes through. */
+extern qft_shared_fabric_t *qft_shared_fabric_hold(qft_shared_fabric_t *shared);
+/* Drops one reference, through the holder's own release; accepts NULL. */
+extern void qft_shared_fabric_release(qft_shared_fabric_t *shared);
+/* True when a caller built with (abi, size, libqft) may read our holder. */
+extern bool qft_shared_fabric_compatible(uint32_t abi, uint32_t size, const char *libqft);
+
+/*
+ * qft_shared_fabric_from_topology - the fabric topology/qft loaded in this
+ *	daemon, for select/rlft
+ * OUT why - when NULL is returned, an xmalloc'd sentence saying why
+ * RET a held reference (qft_shared_fabric_release() it), or NULL when
+ *	TopologyPlugin is not topology/qft, its module is not loaded from
+ *	PluginDir, it holds no fabric or it is of another build
+ */
+extern qft_shared_fabric_t *qft_shared_fabric_from_topology(char **why);
+/* Closes the module qft_shared_fabric_from_topology() opened; call it
+ * after releasing the last fabric borrowed from it. */
+extern void qft_shared_fabric_fini(void);
+
+/* True in slurmctld. Slurm's running_in_slurmctld() compares the program
+ * name with "slurmctld", and Debian installs it as slurmctld-wlm (and
+ * slurmctld-wlm-emulator): it is false there. */
+extern bool qft_in_slurmctld(void);
 
 #endif

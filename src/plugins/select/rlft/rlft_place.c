@@ -36,6 +36,7 @@
 
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
+#include "src/plugins/select/rlft/rlft_count.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
 #define PFX "select/rlft"
@@ -49,8 +50,13 @@
 List job_list;
 bitstr_t *idle_node_bitmap;
 
-static qft_fabric_t *fabric = NULL;
+static qft_fabric_t *fabric = NULL;   /* held->fabric */
+/* The fabric in use: topology/qft's when it is the TopologyPlugin, else
+ * one rlft_node_init() loaded. Released, never destroyed here: topology/qft
+ * may hold it too (src/plugins/common/qft_conf.h). */
+static qft_shared_fabric_t *held = NULL;
 static qft_placer_t *placer = NULL;
+static const qft_ops_t *lib = NULL;   /* held->ops: libqft calls on both */
 static qft_conf_t rconf; /* "conf" is a Slurm global */
 static bool have_conf = false;
 static int *host_of_node = NULL;      /* node index -> host ordinal, -1 */
@@ -83,7 +89,7 @@ static int _chosen_find(void *x, void *key)
 static void _map_nodes(void)
 {
 	node_record_t *node_ptr;
-	size_t hosts = qft_fabric_host_count(fabric);
+	size_t hosts = lib->fabric_host_count(fabric);
 
 	xfree(host_of_node);
 	xfree(node_of_host);
@@ -93,7 +99,7 @@ static void _map_nodes(void)
 	for (int i = 0; i < node_record_count; i++)
 		host_of_node[i] = -1;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
-		size_t ord = qft_fabric_find_host(fabric, node_ptr->name);
+		size_t ord = lib->fabric_find_host(fabric, node_ptr->name);
 		if (ord == QFT_NONE)
 			continue;
 		host_of_node[node_ptr->index] = (int) ord;
@@ -110,24 +116,37 @@ static size_t *_job_hosts(bitstr_t *bitmap, size_t *count)
 	for (int i = 0; i < bit_size(bitmap) && i < host_of_node_cnt; i++)
 		if (bit_test(bitmap, i) && host_of_node[i] >= 0)
 			hosts[n++] = host_of_node[i];
-	qft_fabric_sort_tree_order(fabric, hosts, n, NULL);
+	lib->fabric_sort_tree_order(fabric, hosts, n, NULL);
 	*count = n;
 	return hosts;
 }
 
+static void _track_hosts(job_record_t *job_ptr, const size_t *hosts, size_t n)
+{
+	char *err = NULL;
+
+	if (n && lib->placer_add_job(placer, job_ptr->job_id, hosts, n, &err))
+		error("%s: %pJ: %s", PFX, job_ptr, err);
+	qft_free(err);
+}
+
 static void _track(job_record_t *job_ptr)
 {
-	size_t n;
-	size_t *hosts;
-	char *err = NULL;
+	size_t n, *hosts;
 
 	if (!job_ptr->node_bitmap)
 		return;
 	hosts = _job_hosts(job_ptr->node_bitmap, &n);
-	if (n && qft_placer_add_job(placer, job_ptr->job_id, hosts, n, &err))
-		error("%s: %pJ: %s", PFX, job_ptr, err);
-	qft_free(err);
+	_track_hosts(job_ptr, hosts, n);
 	xfree(hosts);
+}
+
+extern long rlft_usec_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
 }
 
 static int _track_running(void *x, void *arg)
@@ -139,52 +158,95 @@ static int _track_running(void *x, void *arg)
 	return 0;
 }
 
-extern void rlft_node_init(List jobs)
+/* qft.conf, and topology/qft's fabric or (another TopologyPlugin) one
+ * loaded here; NULL and *why on failure. */
+static qft_shared_fabric_t *_take_fabric(qft_conf_t *conf, bool *own, char **why)
+{
+	static bool said_own = false;
+	qft_shared_fabric_t *shared;
+	qft_fabric_t *loaded = NULL;
+
+	*own = false;
+	if (qft_conf_read(conf, why) != SLURM_SUCCESS)
+		return NULL;
+	if ((shared = qft_shared_fabric_from_topology(why)))
+		return shared;
+	if (!said_own)
+		info("%s: %s: loading the fabric of %s here", PFX, *why, conf->path);
+	said_own = true;
+	xfree(*why);
+	if (qft_conf_load_fabric(conf, &loaded, why) != SLURM_SUCCESS)
+		return NULL;
+	*own = true;
+	return qft_shared_fabric_create(loaded, conf->fabric_file);
+}
+
+/* Makes `fresh` and `fresh_conf` the ones in use, with a new placer; or
+ * keeps the ones before (fatal if there are none: start-up). */
+static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
+{
+	qft_placer_t *fresh_placer = NULL;
+	char *err = NULL;
+	qft_placer_config_t pc = {
+		.reserve_remainder = fresh_conf->reserve_remainder,
+		.pattern = fresh_conf->pattern,
+		.sample_stages = fresh_conf->sample_stages,
+		.rank_by_congestion = fresh_conf->rank_by_congestion,
+	};
+
+	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
+		if (!fabric)
+			fatal("%s: %s: %s", PFX, fresh_conf->path, err);
+		error("%s: %s: %s; keeping the placement settings before", PFX,
+		      fresh_conf->path, err);
+		qft_free(err);
+		qft_shared_fabric_release(fresh);
+		qft_conf_free(fresh_conf);
+		return;
+	}
+	if (placer)
+		lib->placer_destroy(placer);
+	qft_shared_fabric_release(held); /* after its placer */
+	held = fresh;
+	lib = held->ops;
+	fabric = held->fabric;
+	placer = fresh_placer;
+	if (have_conf)
+		qft_conf_free(&rconf);
+	rconf = *fresh_conf;
+	have_conf = true;
+	info("%s: fabric %s%s: PGFT(%s), %zu hosts; remainder %s, ranking %s by %s", PFX,
+	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tuple(fabric),
+	     lib->fabric_host_count(fabric), rconf.reserve_remainder ? "reserve" : "exact",
+	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
+	     rconf.pattern ? rconf.pattern : "shift");
+}
+
+static void _reload(void)
 {
 	qft_conf_t fresh_conf;
-	qft_fabric_t *fresh = NULL;
-	qft_placer_t *fresh_placer = NULL;
-	char *why = NULL, *err = NULL;
+	char *why = NULL;
+	bool own;
+	qft_shared_fabric_t *fresh = _take_fabric(&fresh_conf, &own, &why);
 
-	if (qft_conf_read(&fresh_conf, &why) != SLURM_SUCCESS ||
-	    qft_conf_load_fabric(&fresh_conf, &fresh, &why) != SLURM_SUCCESS) {
-		qft_conf_free(&fresh_conf);
-		if (!fabric)
-			fatal("%s: %s", PFX, why);
-		error("%s: %s; keeping the fabric loaded before", PFX, why);
-		xfree(why);
-	} else {
-		qft_placer_config_t pc = {
-			.reserve_remainder = fresh_conf.reserve_remainder,
-			.pattern = fresh_conf.pattern,
-			.sample_stages = fresh_conf.sample_stages,
-			.rank_by_congestion = fresh_conf.rank_by_congestion,
-		};
-		if (qft_placer_create(fresh, &pc, &fresh_placer, &err)) {
-			if (!fabric)
-				fatal("%s: %s: %s", PFX, fresh_conf.path, err);
-			error("%s: %s: %s; keeping the placement settings before", PFX,
-			      fresh_conf.path, err);
-			qft_free(err);
-			qft_fabric_destroy(fresh);
-			qft_conf_free(&fresh_conf);
-		} else {
-			qft_placer_destroy(placer);
-			qft_fabric_destroy(fabric);
-			if (have_conf)
-				qft_conf_free(&rconf);
-			rconf = fresh_conf;
-			have_conf = true;
-			fabric = fresh;
-			placer = fresh_placer;
-			info("%s: fabric %s: PGFT(%s), %zu hosts; remainder %s, ranking %s by %s",
-			     PFX, rconf.fabric_file, qft_fabric_tuple(fabric),
-			     qft_fabric_host_count(fabric),
-			     rconf.reserve_remainder ? "reserve" : "exact",
-			     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
-			     rconf.pattern ? rconf.pattern : "shift");
-		}
+	if (fresh) {
+		_adopt(fresh, &fresh_conf, own);
+		return;
 	}
+	qft_conf_free(&fresh_conf);
+	if (!fabric)
+		fatal("%s: %s", PFX, why);
+	error("%s: %s; keeping the fabric loaded before", PFX, why);
+	xfree(why);
+}
+
+extern void rlft_node_init(List jobs)
+{
+	/* select_p_job_init comes right after select_p_node_init in the same
+	 * read_slurm_conf(): it keeps what node_init took (one load per start
+	 * or reconfigure) and only takes in the jobs. */
+	if (!jobs || !placer)
+		_reload();
 	if (!chosen)
 		chosen = list_create(_chosen_free);
 	/* node indexes may have changed (ranking): map again, re-track */
@@ -194,16 +256,20 @@ extern void rlft_node_init(List jobs)
 	if (jobs) {
 		/* a fresh placer knows no job; re-adding a known id replaces it */
 		list_for_each(jobs, _track_running, NULL);
-		debug("%s: tracking %zu running jobs", PFX, qft_placer_running(placer));
+		debug("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
 	}
 }
 
 extern void rlft_fini(void)
 {
-	qft_placer_destroy(placer);
+	if (placer)
+		lib->placer_destroy(placer);
 	placer = NULL;
-	qft_fabric_destroy(fabric);
+	qft_shared_fabric_release(held); /* topology/qft may own it */
+	held = NULL;
+	lib = NULL;
 	fabric = NULL;
+	qft_shared_fabric_fini();
 	if (have_conf)
 		qft_conf_free(&rconf);
 	have_conf = false;
@@ -212,87 +278,240 @@ extern void rlft_fini(void)
 	FREE_NULL_LIST(chosen);
 }
 
-extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-			 uint16_t mode, List preemptee_candidates)
-{
-	size_t hosts, nreq = 0, *req = NULL, eligible_cnt = 0;
+/* The hosts the job may have (eligible), of those the ones held now
+ * (busy), and its required ones; host ordinals. */
+typedef struct {
 	uint8_t *eligible, *busy;
-	qft_placement_t pl;
-	char *err = NULL;
-	int rc = RLFT_PASS;
+	size_t *req, nreq, eligible_cnt, free_cnt;
+} avail_t;
 
-	if (!placer || !bitmap || min_nodes == 0)
+static void _avail(job_record_t *job_ptr, bitstr_t *bitmap, avail_t *a)
+{
+	size_t hosts = lib->fabric_host_count(fabric);
+	bitstr_t *req_bitmap = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->eligible = xcalloc(MAX(hosts, 1), 1);
+	a->busy = xcalloc(MAX(hosts, 1), 1);
+	a->req = xcalloc(MAX(hosts, 1), sizeof(size_t));
+	for (int i = 0; i < bit_size(bitmap) && i < host_of_node_cnt; i++) {
+		int h = host_of_node[i];
+		if (h < 0 || !bit_test(bitmap, i))
+			continue;
+		a->eligible[h] = 1;
+		a->eligible_cnt++;
+		a->busy[h] = !bit_test(idle_node_bitmap, i);
+		a->free_cnt += !a->busy[h];
+		if (req_bitmap && bit_test(req_bitmap, i))
+			a->req[a->nreq++] = h;
+	}
+}
+
+static void _avail_free(avail_t *a)
+{
+	xfree(a->eligible);
+	xfree(a->busy);
+	xfree(a->req);
+}
+
+static bool _set16(uint16_t v)
+{
+	return v && v != NO_VAL16 && v != INFINITE16;
+}
+
+/* A request the node count model does not cover, or NULL. */
+static const char *_cannot_tell(job_record_t *job_ptr)
+{
+	struct job_details *d = job_ptr->details;
+	multi_core_data_t *mc = d->mc_ptr;
+
+	if (mc && (_set16(mc->sockets_per_node) || _set16(mc->cores_per_socket) ||
+		   _set16(mc->threads_per_core) || _set16(mc->ntasks_per_socket) ||
+		   _set16(mc->ntasks_per_core) || _set16(mc->ntasks_per_board)))
+		return "sockets, cores or threads requested";
+	if (job_ptr->cpus_per_tres || job_ptr->tres_per_task || job_ptr->tres_per_job ||
+	    _set16(d->ntasks_per_tres))
+		return "GPUs or other TRES per job, task or CPU requested";
+	return NULL;
+}
+
+/* What every node of the bitmap in the fabric offers; false if they differ
+ * (cons_tres would need a count that depends on which nodes it picks). */
+static bool _node_cap(bitstr_t *bitmap, rlft_node_cap_t *cap)
+{
+	bool first = true;
+	node_record_t *node_ptr;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		rlft_node_cap_t c;
+
+		if (i >= bit_size(bitmap) || !bit_test(bitmap, i) || i >= host_of_node_cnt ||
+		    host_of_node[i] < 0)
+			continue;
+		c.cpus = node_ptr->cpus_efctv ? node_ptr->cpus_efctv : node_ptr->cpus;
+		c.memory = node_ptr->real_memory > node_ptr->mem_spec_limit ?
+				   node_ptr->real_memory - node_ptr->mem_spec_limit : 0;
+		if (first)
+			*cap = c;
+		else if (c.cpus != cap->cpus || c.memory != cap->memory)
+			return false;
+		first = false;
+	}
+	return !first;
+}
+
+/* Node counts for the job (rlft_count.h), from slurmctld's records. */
+static bool _count(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+		   uint32_t max_nodes, uint32_t req_nodes, rlft_count_t *out)
+{
+	struct job_details *d = job_ptr->details;
+	rlft_node_cap_t cap;
+	rlft_demand_t dm = {
+		.min_nodes = min_nodes,
+		.max_nodes = max_nodes,
+		.req_nodes = req_nodes,
+		.range_given = d->max_nodes != 0,
+		.num_tasks = d->num_tasks == NO_VAL ? 0 : d->num_tasks,
+		.min_cpus = d->min_cpus == NO_VAL ? 0 : d->min_cpus,
+		.cpus_per_task = _set16(d->cpus_per_task) ? d->cpus_per_task : 1,
+		.ntasks_per_node = _set16(d->ntasks_per_node) ? d->ntasks_per_node : 0,
+		.mem_per_cpu = (d->pn_min_memory & MEM_PER_CPU) && d->pn_min_memory != NO_VAL64 ?
+				       d->pn_min_memory & ~MEM_PER_CPU : 0,
+		.overcommit = d->overcommit && d->overcommit != NO_VAL8,
+		.cannot_tell = _cannot_tell(job_ptr),
+	};
+
+	if (!dm.cannot_tell && !_node_cap(bitmap, &cap))
+		dm.cannot_tell = "the nodes differ in CPUs or memory";
+	return rlft_count(&dm, &cap, out);
+}
+
+/* Says why a job goes to cons_tres unchanged, once per job. */
+static void _pass_once(job_record_t *job_ptr, const char *why)
+{
+	static uint32_t said[64];
+	static unsigned next;
+
+	for (unsigned k = 0; k < ARRAY_SIZE(said); k++)
+		if (said[k] == job_ptr->job_id)
+			return;
+	said[next++ % ARRAY_SIZE(said)] = job_ptr->job_id;
+	verbose("%s: %pJ goes to cons_tres as it is: %s", PFX, job_ptr, why);
+}
+
+/* Places the job on `count` hosts, trying smaller counts of its range when
+ * that many are not free. RET the outcome of the last try. */
+static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
+			    qft_placement_t *pl)
+{
+	qft_outcome_t best = QFT_NEVER;
+	uint32_t k = c->want;
+	char *err = NULL;
+
+	/* more nodes than are free now cannot be placed now */
+	if (k > a->free_cnt && a->free_cnt >= c->lo)
+		k = a->free_cnt;
+	for (int tries = 0; tries < 5; tries++) {
+		if (lib->placer_place(placer, k, a->eligible, a->busy, a->req, a->nreq, pl, &err)) {
+			error("%s: %pJ: %u nodes: %s", PFX, job_ptr, k, err);
+			qft_free(err);
+			err = NULL;
+		} else if (pl->outcome == QFT_PLACED) {
+			return QFT_PLACED;
+		} else if (pl->outcome == QFT_NOT_NOW) {
+			best = QFT_NOT_NOW;
+		}
+		if (k == c->lo)
+			break;
+		k = tries == 3 ? c->lo : c->lo + (k - c->lo) / 2;
+	}
+	return best;
+}
+
+extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+			 List preemptee_candidates, uint32_t *count)
+{
+	qft_placement_t pl;
+	rlft_count_t c;
+	avail_t a;
+	qft_outcome_t outcome;
+	struct timespec t0;
+	long usec;
+	chosen_t *ch;
+	uint32_t id = job_ptr->job_id;
+
+	*count = 0;
+	if (!placer || !bitmap || !job_ptr->details)
 		return RLFT_PASS;
 	/* WILL_RUN (backfill) simulates jobs ending inside the bitmap: any
 	 * narrowing by today's occupancy would be wrong there. */
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN)
 		return RLFT_PASS;
-	hosts = qft_fabric_host_count(fabric);
-	eligible = xcalloc(MAX(hosts, 1), 1);
-	busy = xcalloc(MAX(hosts, 1), 1);
-	req = xcalloc(MAX(hosts, 1), sizeof(size_t));
-	for (int i = 0; i < bit_size(bitmap) && i < host_of_node_cnt; i++) {
-		int h = host_of_node[i];
-		if (h < 0 || !bit_test(bitmap, i))
-			continue;
-		eligible[h] = 1;
-		eligible_cnt++;
-		busy[h] = !bit_test(idle_node_bitmap, i);
-		if (job_ptr->details && job_ptr->details->req_node_bitmap &&
-		    bit_test(job_ptr->details->req_node_bitmap, i))
-			req[nreq++] = h;
+	if (!_count(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, &c)) {
+		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
+			_pass_once(job_ptr, c.why_not);
+		return RLFT_PASS;
+	}
+	_avail(job_ptr, bitmap, &a);
+	if (job_ptr->details->req_node_bitmap &&
+	    bit_set_count(job_ptr->details->req_node_bitmap) > a.nreq) {
+		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
+			_pass_once(job_ptr, "required nodes outside the fabric");
+		_avail_free(&a);
+		return RLFT_PASS;
 	}
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_TEST_ONLY) {
-		/* only "never": fewer fabric nodes than asked for */
-		if (eligible_cnt < min_nodes)
-			rc = ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE;
-		goto out;
+		/* only "never": fewer fabric nodes than the job needs */
+		int rc = a.eligible_cnt < c.lo ? ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE :
+						 RLFT_PASS;
+		_avail_free(&a);
+		return rc;
 	}
-	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if (qft_placer_place(placer, min_nodes, eligible, busy, req, nreq, &pl, &err)) {
-		error("%s: %pJ: %s", PFX, job_ptr, err);
-		qft_free(err);
-		goto out; /* cons_tres decides */
-	}
-	if (pl.outcome == QFT_NEVER) {
+	outcome = _place(job_ptr, &c, &a, &pl);
+	usec = rlft_usec_since(&t0);
+	_avail_free(&a);
+	if (outcome == QFT_NEVER) {
 		/* RUN_NOW's bitmap lacks down and drained nodes, which may come
 		 * back: "never" among them is "not now" for the job, and Slurm
 		 * keeps its own pending reason. */
-		log_flag(SELECT_TYPE, "%s: %pJ does not fit the available nodes: %s", PFX,
-			 job_ptr, pl.reason);
-		rc = SLURM_ERROR;
-	} else if (pl.outcome == QFT_NOT_NOW) {
-		log_flag(SELECT_TYPE, "%s: %pJ not now: %s", PFX, job_ptr, pl.reason);
-		/* preemption is cons_tres's: let it look at the busy nodes */
-		rc = preemptee_candidates && list_count(preemptee_candidates) ?
-			     RLFT_PASS : SLURM_ERROR;
-	} else {
-		chosen_t *c;
-		uint32_t id = job_ptr->job_id;
-
-		clock_gettime(CLOCK_MONOTONIC, &t1);
-		bit_clear_all(bitmap);
-		for (size_t k = 0; k < pl.count; k++)
-			bit_set(bitmap, node_of_host[pl.hosts[k]]->index);
-		log_flag(SELECT_TYPE, "%s: %pJ %u nodes, %zu candidates:\n%s", PFX, job_ptr,
-			 min_nodes, pl.candidates, pl.explain);
-		list_delete_all(chosen, _chosen_find, &id);
-		c = xmalloc(sizeof(*c));
-		c->job_id = id;
-		c->label = xstrdup(pl.label);
-		c->hsd = pl.hsd;
-		c->hsd_alone = pl.hsd_alone;
-		c->candidates = pl.candidates;
-		c->usec = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000;
-		list_append(chosen, c);
-		rc = RLFT_RESTRICTED;
+		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes) does not fit the available nodes", PFX,
+			 job_ptr, c.lo, c.hi);
+		return SLURM_ERROR;
 	}
-out:
-	xfree(eligible);
-	xfree(busy);
-	xfree(req);
-	return rc;
+	if (outcome == QFT_NOT_NOW) {
+		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes) not now", PFX, job_ptr, c.lo, c.hi);
+		/* preemption is cons_tres's: let it look at the busy nodes */
+		return preemptee_candidates && list_count(preemptee_candidates) ? RLFT_PASS :
+										   SLURM_ERROR;
+	}
+	bit_clear_all(bitmap);
+	for (size_t k = 0; k < pl.count; k++)
+		bit_set(bitmap, node_of_host[pl.hosts[k]]->index);
+	*count = pl.count;
+	log_flag(SELECT_TYPE, "%s: %pJ %zu nodes (%u-%u), %zu candidates:\n%s", PFX, job_ptr,
+		 pl.count, c.lo, c.hi, pl.candidates, pl.explain);
+	list_delete_all(chosen, _chosen_find, &id);
+	ch = xmalloc(sizeof(*ch));
+	ch->job_id = id;
+	ch->label = xstrdup(pl.label);
+	ch->hsd = pl.hsd;
+	ch->hsd_alone = pl.hsd_alone;
+	ch->candidates = pl.candidates;
+	ch->usec = usec;
+	list_append(chosen, ch);
+	return RLFT_RESTRICTED;
+}
+
+extern void rlft_not_placed(job_record_t *job_ptr)
+{
+	uint32_t id = job_ptr->job_id;
+
+	if (chosen)
+		list_delete_all(chosen, _chosen_find, &id);
+	_pass_once(job_ptr, "cons_tres could not fit it on the nodes rlft chose "
+			    "(CPUs, memory or GRES)");
 }
 
 /* Sets NAME=value in the job's supplementary environment (replacing). */
@@ -311,78 +530,163 @@ static void _setenv(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
+static void _unsetenv(job_record_t *job_ptr, const char *name)
+{
+	struct job_details *d = job_ptr->details;
+	size_t len = strlen(name);
+
+	for (uint16_t i = 0; i < d->env_cnt; i++)
+		if (!strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=') {
+			xfree(d->env_sup[i]);
+			d->env_sup[i] = d->env_sup[--d->env_cnt];
+			d->env_sup[d->env_cnt] = NULL;
+			return;
+		}
+}
+
+/* QFT_HSD_AVG, QFT_HSD_MAX, QFT_HSD_STAGES: only figures libqft computed
+ * (a requeued job loses the ones of its last run). */
+static bool _tell_prediction(job_record_t *job_ptr, const size_t *hosts, size_t n,
+			     qft_prediction_t *pred)
+{
+	char buf[64], *err = NULL;
+
+	if (lib->placer_predict(placer, hosts, n, pred, &err)) {
+		error("%s: %pJ: no congestion prediction: %s", PFX, job_ptr, err);
+		qft_free(err);
+		_unsetenv(job_ptr, "QFT_HSD_AVG");
+		_unsetenv(job_ptr, "QFT_HSD_MAX");
+		_unsetenv(job_ptr, "QFT_HSD_STAGES");
+		return false;
+	}
+	snprintf(buf, sizeof(buf), "%.3f", pred->avg_hsd);
+	_setenv(job_ptr, "QFT_HSD_AVG", buf);
+	snprintf(buf, sizeof(buf), "%u", pred->max_hsd);
+	_setenv(job_ptr, "QFT_HSD_MAX", buf);
+	snprintf(buf, sizeof(buf), "%zu/%zu", pred->stages_played, pred->stages_total);
+	_setenv(job_ptr, "QFT_HSD_STAGES", buf);
+	return true;
+}
+
 static char *_hostfile_path(uint32_t job_id)
 {
 	return xstrdup_printf("%s/job_%u.hosts", rconf.hostfile_dir, job_id);
 }
 
-extern void rlft_job_begin(job_record_t *job_ptr)
+/* HostFileDir= (qft.conf(5)): a shared directory the job reads. */
+static void _write_hostfile(job_record_t *job_ptr, const char *text)
 {
-	size_t n, *hosts;
-	char *list = NULL, *file_text = NULL, *offsets = NULL, *path, buf[64];
-	double avg = 0;
-	unsigned max = 0;
-	hostlist_t hl;
-	chosen_t *c;
-	char *ranged;
+	char *path = _hostfile_path(job_ptr->job_id);
 	FILE *fp;
-	uint32_t id = job_ptr->job_id;
 
-	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
-		return;
-	_track(job_ptr);
-	hosts = _job_hosts(job_ptr->node_bitmap, &n);
-	if (!n) {
-		xfree(hosts);
-		return;
-	}
-	hl = hostlist_create(NULL);
-	for (size_t k = 0; k < n; k++) {
-		const char *name = node_of_host[hosts[k]]->name;
-		hostlist_push_host(hl, name);
-		xstrfmtcat(list, "%s%s", k ? "," : "", name);
-		xstrfmtcat(file_text, "%s\n", name);
-		/* LID offsets: 0 for every node until LID choice lands */
-		xstrfmtcat(offsets, "%s0", k ? "," : "");
-	}
-	ranged = hostlist_ranged_string_xmalloc(hl);
-	hostlist_destroy(hl);
-	qft_placer_score(placer, hosts, n, &avg, &max, NULL);
-
-	_setenv(job_ptr, "QFT_NODELIST", ranged);
-	_setenv(job_ptr, "QFT_HOSTS", list);
-	_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
-	_setenv(job_ptr, "QFT_PATTERN", rconf.pattern ? rconf.pattern : "shift");
-	snprintf(buf, sizeof(buf), "%.3f", avg);
-	_setenv(job_ptr, "QFT_HSD_AVG", buf);
-	snprintf(buf, sizeof(buf), "%u", max);
-	_setenv(job_ptr, "QFT_HSD_MAX", buf);
-	_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
-	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
-	c = list_find_first(chosen, _chosen_find, &id);
-	_setenv(job_ptr, "QFT_PLACEMENT", c ? c->label : "chosen by cons_tres");
-
-	path = _hostfile_path(id);
 	if (mkdir(rconf.hostfile_dir, 0755) && errno != EEXIST) {
 		error("%s: %pJ: cannot create %s: %m", PFX, job_ptr, rconf.hostfile_dir);
 	} else if (!(fp = fopen(path, "w"))) {
 		error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
 	} else {
-		fputs(file_text, fp);
+		fputs(text, fp);
 		if (fclose(fp))
 			error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
 		else
 			_setenv(job_ptr, "QFT_HOSTFILE", path);
 	}
-	info("%s: %pJ on %zu nodes %s: %s; %s HSD %.3f avg, %u worst; placed in %ld us over %zu candidates, cons_tres %ld us",
-	     PFX, job_ptr, n, ranged, c ? c->label : "chosen by cons_tres",
-	     rconf.pattern ? rconf.pattern : "shift", avg, max, c ? c->usec : 0L,
-	     c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L);
-	list_delete_all(chosen, _chosen_find, &id);
 	xfree(path);
+}
+
+/* "a,b,c" (sep ',') or "a\nb\nc\n" (sep '\n') of the hosts' node names,
+ * in one allocation: xstrfmtcat per name is quadratic in the job size. */
+static char *_names(const size_t *hosts, size_t n, char sep)
+{
+	size_t len = 1, at = 0;
+	char *out;
+
+	for (size_t k = 0; k < n; k++)
+		len += strlen(node_of_host[hosts[k]]->name) + 1;
+	out = xmalloc(len);
+	for (size_t k = 0; k < n; k++) {
+		size_t l = strlen(node_of_host[hosts[k]]->name);
+		memcpy(out + at, node_of_host[hosts[k]]->name, l);
+		at += l;
+		if (sep == '\n' || k + 1 < n)
+			out[at++] = sep;
+	}
+	out[at] = '\0';
+	return out;
+}
+
+static char *_ranged(const size_t *hosts, size_t n)
+{
+	hostlist_t hl = hostlist_create(NULL);
+	char *ranged;
+
+	for (size_t k = 0; k < n; k++)
+		hostlist_push_host(hl, node_of_host[hosts[k]]->name);
+	ranged = hostlist_ranged_string_xmalloc(hl);
+	hostlist_destroy(hl);
+	return ranged;
+}
+
+/* LID offsets: 0 for every node until LID choice lands. */
+static char *_lid_offsets(size_t n)
+{
+	char *out = xmalloc(2 * n + 1);
+
+	for (size_t k = 0; k < n; k++) {
+		out[2 * k] = '0';
+		out[2 * k + 1] = k + 1 < n ? ',' : '\0';
+	}
+	return out;
+}
+
+extern void rlft_job_begin(job_record_t *job_ptr)
+{
+	size_t n, *hosts;
+	char *list, *offsets, *ranged, buf[128];
+	qft_prediction_t pred;
+	bool predicted;
+	chosen_t *c;
+	uint32_t id = job_ptr->job_id;
+	const char *pattern = rconf.pattern ? rconf.pattern : "shift";
+	struct timespec t0;
+
+	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	hosts = _job_hosts(job_ptr->node_bitmap, &n);
+	if (!n) {
+		xfree(hosts);
+		return;
+	}
+	_track_hosts(job_ptr, hosts, n);
+	list = _names(hosts, n, ',');
+	ranged = _ranged(hosts, n);
+	offsets = _lid_offsets(n);
+	_setenv(job_ptr, "QFT_NODELIST", ranged);
+	_setenv(job_ptr, "QFT_HOSTS", list);
+	_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
+	_setenv(job_ptr, "QFT_PATTERN", pattern);
+	predicted = _tell_prediction(job_ptr, hosts, n, &pred);
+	_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
+	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
+	c = list_find_first(chosen, _chosen_find, &id);
+	_setenv(job_ptr, "QFT_PLACEMENT", c ? c->label : "chosen by cons_tres");
+	if (rconf.hostfile_dir) {
+		char *lines = _names(hosts, n, '\n');
+		_write_hostfile(job_ptr, lines);
+		xfree(lines);
+	}
+	if (predicted)
+		snprintf(buf, sizeof(buf), "HSD %.3f avg, %u worst over %zu of %zu stages",
+			 pred.avg_hsd, pred.max_hsd, pred.stages_played, pred.stages_total);
+	else
+		snprintf(buf, sizeof(buf), "no HSD prediction");
+	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us",
+	     PFX, job_ptr, n, ranged, c ? c->label : "chosen by cons_tres", pattern, buf,
+	     c ? c->usec : 0L, c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L,
+	     rlft_usec_since(&t0));
+	list_delete_all(chosen, _chosen_find, &id);
 	xfree(ranged);
 	xfree(list);
-	xfree(file_text);
 	xfree(offsets);
 	xfree(hosts);
 }
@@ -402,20 +706,25 @@ extern void rlft_job_update(job_record_t *job_ptr)
 
 	if (!placer)
 		return;
-	before = qft_placer_running(placer);
+	before = lib->placer_running(placer);
 	_track(job_ptr);
-	if (qft_placer_running(placer) > before)
+	if (lib->placer_running(placer) > before)
 		verbose("%s: %pJ tracked, %zu running jobs", PFX, job_ptr,
-		      qft_placer_running(placer));
+		      lib->placer_running(placer));
 }
 
 extern void rlft_job_fini(job_record_t *job_ptr)
 {
 	char *path;
+	struct timespec t0;
 
 	if (!placer)
 		return;
-	qft_placer_remove_job(placer, job_ptr->job_id);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	lib->placer_remove_job(placer, job_ptr->job_id);
+	verbose("%s: %pJ ended, job_fini %ld us", PFX, job_ptr, rlft_usec_since(&t0));
+	if (!rconf.hostfile_dir)
+		return;
 	path = _hostfile_path(job_ptr->job_id);
 	if (unlink(path) && errno != ENOENT)
 		debug("%s: %pJ: cannot remove %s: %m", PFX, job_ptr, path);

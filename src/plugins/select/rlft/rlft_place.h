@@ -8,24 +8,40 @@
 #ifndef QFT_SELECT_RLFT_PLACE_H
 #define QFT_SELECT_RLFT_PLACE_H
 
+#include <time.h>
+
 #include "src/slurmctld/slurmctld.h"
 
 /* rlft_job_test's answer besides a Slurm error code. */
 #define RLFT_PASS 0       /* let cons_tres decide on the bitmap as it is */
 #define RLFT_RESTRICTED 1 /* bitmap narrowed to the chosen nodes */
 
-/* (Re)load qft.conf and the fabric, map nodes to hosts, take in the running
- * jobs of `jobs` (NULL: slurmctld's job_list). Fatal at start-up on a bad
- * fabric, an error keeping the old one afterwards. */
+/* (Re)reads qft.conf and takes topology/qft's fabric (or, with another
+ * TopologyPlugin, loads its own), maps nodes to hosts, takes in the running
+ * jobs of `jobs` (NULL: slurmctld's job_list). Called with `jobs` right
+ * after a call without (select_p_job_init after select_p_node_init), it
+ * keeps what that call took. Fatal at start-up on a bad fabric, an error
+ * keeping the old one afterwards. */
 extern void rlft_node_init(List jobs);
 extern void rlft_fini(void);
+/* Narrows `bitmap` to the nodes libqft's placer chose for the job and sets
+ * *count to their number (RLFT_RESTRICTED), or leaves it to cons_tres
+ * (RLFT_PASS), or answers a Slurm error code ("not now" or "never"). The
+ * count is the one cons_tres needs for the job's tasks, CPUs and memory
+ * (rlft_count.h); in a node range, the largest that can be placed now. */
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-			 uint16_t mode, List preemptee_candidates);
+			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+			 List preemptee_candidates, uint32_t *count);
+/* cons_tres could not allocate the job on the nodes rlft chose: forget the
+ * choice; the caller hands the job to cons_tres on its whole bitmap. */
+extern void rlft_not_placed(job_record_t *job_ptr);
 /* The job now holds its nodes: track it, give it its environment. */
 extern void rlft_job_begin(job_record_t *job_ptr);
 extern void rlft_job_fini(job_record_t *job_ptr);
 /* How long cons_tres's job_test took for a job rlft placed (for the log). */
 extern void rlft_base_time(job_record_t *job_ptr, long usec);
+/* Microseconds since t0 (CLOCK_MONOTONIC), for the timings in the log. */
+extern long rlft_usec_since(const struct timespec *t0);
 /* Its nodes changed (resized, expanded). */
 extern void rlft_job_update(job_record_t *job_ptr);
 

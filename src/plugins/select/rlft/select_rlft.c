@@ -48,6 +48,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
 /*
@@ -202,7 +203,7 @@ extern int select_p_job_init(List job_list)
 {
 	int rc = (*base.job_init)(job_list);
 
-	if (running_in_slurmctld())
+	if (qft_in_slurmctld())
 		rlft_node_init(job_list); /* the recovered jobs hold nodes */
 	return rc;
 }
@@ -211,7 +212,7 @@ extern int select_p_node_init(void)
 {
 	int rc = (*base.node_init)();
 
-	if (running_in_slurmctld())
+	if (qft_in_slurmctld())
 		rlft_node_init(NULL);
 	return rc;
 }
@@ -223,23 +224,37 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     List *preemptee_job_list,
 			     bitstr_t *exc_core_bitmap)
 {
-	struct timespec t0, t1;
-	int rc = rlft_job_test(job_ptr, node_bitmap, min_nodes, mode,
-			       preemptee_candidates);
+	struct timespec t0;
+	uint32_t count = 0;
+	bitstr_t *before = node_bitmap ? bit_copy(node_bitmap) : NULL;
+	int rc = rlft_job_test(job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
+			       preemptee_candidates, &count);
 
 	if (rc != RLFT_PASS && rc != RLFT_RESTRICTED)
-		return rc;
+		goto out;
 	log_flag(SELECT_TYPE, "%s: %pJ mode=%s: %s", plugin_type, job_ptr,
 		 _mode_str(mode),
 		 rc == RLFT_RESTRICTED ? "placed, cons_tres allocates" : "cons_tres decides");
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (rc == RLFT_RESTRICTED) {
+		/* exactly the chosen nodes: cons_tres must use all of them */
+		rc = (*base.job_test)(job_ptr, node_bitmap, count, count, count, mode,
+				      preemptee_candidates, preemptee_job_list,
+				      exc_core_bitmap);
+		if (rc == SLURM_SUCCESS) {
+			rlft_base_time(job_ptr, rlft_usec_since(&t0));
+			goto out;
+		}
+		/* The job's CPUs, memory or GRES do not fit there: a job
+		 * never waits for rlft's choice, cons_tres picks from all. */
+		rlft_not_placed(job_ptr);
+		bit_copybits(node_bitmap, before);
+	}
 	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 			      req_nodes, mode, preemptee_candidates,
 			      preemptee_job_list, exc_core_bitmap);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (rc == SLURM_SUCCESS)
-		rlft_base_time(job_ptr, (t1.tv_sec - t0.tv_sec) * 1000000L +
-						(t1.tv_nsec - t0.tv_nsec) / 1000);
+out:
+	FREE_NULL_BITMAP(before);
 	return rc;
 }
 
@@ -352,7 +367,7 @@ extern int select_p_select_nodeinfo_set(job_record_t *job_ptr)
 	/* slurmctld calls this for every job once their node bitmaps are
 	 * rebuilt at start-up and reconfigure (read_config.c
 	 * _sync_jobs_to_conf, after select_g_job_init): track them there */
-	if (running_in_slurmctld() &&
+	if (qft_in_slurmctld() &&
 	    (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
 		rlft_job_update(job_ptr);
 	return rc;

@@ -2,10 +2,18 @@
  *  topology_qft.c - topology/qft: the fat-tree (PGFT / RLFT) topology of
  *  an InfiniBand fabric, for Slurm 22.05.
  *
- *  Reads the fabric named in qft.conf (beside slurm.conf), fills Slurm's
- *  switch table with the fabric's tree, ranks nodes in tree order so that
- *  every node bitmap is in tree order, and gives each node its switch path
- *  as topology address. All fabric work is libqft's; this file translates.
+ *  In slurmctld: reads the fabric named in qft.conf (beside slurm.conf)
+ *  when slurmctld ranks its nodes, once per start or reconfigure, ranks
+ *  them in tree order so that every node bitmap is in tree order, and
+ *  fills Slurm's switch table from the same fabric; select/rlft borrows
+ *  that fabric (qft_conf.h). A fabric that fails to load on reconfigure
+ *  leaves the one in use for all three.
+ *
+ *  In slurmd (which ranks no nodes): no fabric, as configless slurmd gets
+ *  no qft.conf; the node's switch path, its topology address, comes from
+ *  slurmctld's switch table.
+ *
+ *  All fabric work is libqft's; this file translates.
  *
  *  Copyright (C) 2026 slurm-qft developers.
  *
@@ -49,14 +57,19 @@ const char plugin_name[] = "topology QFT plugin";
 const char plugin_type[] = "topology/qft";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-/* The fabric in use; replaced only by a fabric that loaded completely. */
+/* slurmctld's fabric in use, shared with select/rlft; replaced only by a
+ * fabric that loaded completely. `fabric` is shared->fabric. Only node
+ * ranking loads it, so it stays NULL in slurmd. (No running_in_slurmctld():
+ * it compares the program name, and Debian's is slurmctld-wlm.) */
+static qft_shared_fabric_t *shared = NULL;
 static qft_fabric_t *fabric = NULL;
-static char *fabric_source = NULL;
-/* Set by topo_generate_node_ranking(), which slurmctld calls before
- * topo_build_config() in the same (re)configuration: load once. */
-static bool fabric_fresh = false;
+
+extern qft_shared_fabric_t *qft_topology_fabric_get(uint32_t abi, uint32_t size,
+						    const char *libqft);
 
 static int _load_fabric(void);
+static int _fabric_addr(char *node_name, char **paddr, char **ppattern);
+static int _controller_addr(char *node_name, char **paddr, char **ppattern);
 static void _free_switch_table(void);
 static int _build_switch_table(void);
 static void _report_node_mismatch(void);
@@ -72,16 +85,38 @@ extern int init(void)
 extern int fini(void)
 {
 	_free_switch_table();
-	qft_fabric_destroy(fabric);
+	/* select/rlft may still hold it: the last holder frees it */
+	qft_shared_fabric_release(shared);
+	shared = NULL;
 	fabric = NULL;
-	xfree(fabric_source);
 	return SLURM_SUCCESS;
 }
 
 /*
- * topo_generate_node_ranking - set node_rank of every node to its tree
- *	index, so that slurmctld orders its node table (and so every node
- *	bitmap) in tree order. Nodes the fabric lacks follow, in name order.
+ * qft_topology_fabric_get - slurmctld's fabric for select/rlft
+ *	(QFT_TOPOLOGY_FABRIC_SYM, see qft_conf.h)
+ * IN abi, size, libqft - the caller's build
+ * RET the fabric in use, held for the caller, or NULL if there is none
+ *	or the caller is of another build
+ */
+extern qft_shared_fabric_t *qft_topology_fabric_get(uint32_t abi, uint32_t size,
+						    const char *libqft)
+{
+	if (!qft_shared_fabric_compatible(abi, size, libqft)) {
+		error("%s: a plugin of another build (libqft %s) asked for the fabric; this is libqft %s",
+		      plugin_type, libqft ? libqft : "?", qft_version());
+		return NULL;
+	}
+	return qft_shared_fabric_hold(shared);
+}
+
+/*
+ * topo_generate_node_ranking - load the fabric (slurmctld, at start and
+ *	on every reconfigure, before topo_build_config) and set node_rank of
+ *	every node to its tree index, so that slurmctld orders its node table
+ *	(and so every node bitmap) in tree order. Nodes the fabric lacks
+ *	follow, in name order. A fabric that fails to load keeps the one in
+ *	use: nodes are ranked, and the switch table built, from that one.
  * RET true if node_rank was set
  */
 extern bool topo_generate_node_ranking(void)
@@ -90,9 +125,9 @@ extern bool topo_generate_node_ranking(void)
 	uint32_t rank_base = 0, unplaced = 0;
 	uint64_t index;
 
-	if (_load_fabric() != SLURM_SUCCESS)
+	(void) _load_fabric(); /* on failure the fabric in use stays */
+	if (!fabric)
 		return false;
-	fabric_fresh = true;
 
 	for (int i = 0; (node_ptr = next_node(&i)); i++)
 		if (qft_fabric_tree_index(fabric, node_ptr->name, &index,
@@ -113,13 +148,21 @@ extern bool topo_generate_node_ranking(void)
 
 /*
  * topo_build_config - build or rebuild the switch table after start-up or
- *	reconfiguration (slurmctld and slurmd).
+ *	reconfiguration, from the fabric the nodes were ranked with
+ *	(slurmctld ranks them first). slurmd ranks no nodes: it keeps no
+ *	switch table and needs no fabric.
  */
 extern int topo_build_config(void)
 {
-	if (!fabric_fresh && (_load_fabric() != SLURM_SUCCESS))
-		return SLURM_ERROR;
-	fabric_fresh = false;
+	static bool said = false;
+
+	if (!fabric) {
+		if (!said)
+			info("%s: no fabric in this daemon (it ranks no nodes: slurmd); topology addresses come from slurmctld's switch table",
+			     plugin_type);
+		said = true;
+		return SLURM_SUCCESS;
+	}
 	if (!node_record_count)
 		return SLURM_SUCCESS;
 	_report_node_mismatch();
@@ -128,16 +171,58 @@ extern int topo_build_config(void)
 
 /*
  * topo_get_node_addr - the node's switch path, top first
- *	(e.g. "L3-0.L2-1.L1-20.n0380", pattern "switch.switch.switch.node")
+ *	(e.g. "L3-0.L2-1.L1-20.n0380", pattern "switch.switch.switch.node"):
+ *	from the fabric in slurmctld, from slurmctld's switch table in slurmd
+ *	(slurmd, SLURM_TOPOLOGY_ADDR); just the node name if slurmctld cannot
+ *	tell
  * RET SLURM_ERROR for a name that is no node of slurm.conf
  */
 extern int topo_get_node_addr(char *node_name, char **paddr, char **ppattern)
 {
+	if (!node_name || !find_node_record2(node_name))
+		return SLURM_ERROR;
+	if (fabric)
+		return _fabric_addr(node_name, paddr, ppattern);
+	return _controller_addr(node_name, paddr, ppattern);
+}
+
+/* Reads qft.conf and the fabric it names. A failure keeps the fabric in
+ * use and is an error; with no fabric yet (slurmctld's start-up: only node
+ * ranking loads) it is fatal, as a broken topology.conf is for
+ * topology/tree. */
+static int _load_fabric(void)
+{
+	qft_conf_t conf;
+	qft_fabric_t *fresh = NULL;
+	char *why = NULL;
+
+	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS ||
+	    qft_conf_load_fabric(&conf, &fresh, &why) != SLURM_SUCCESS) {
+		qft_conf_free(&conf);
+		if (!shared)
+			fatal("%s: %s", plugin_type, why);
+		error("%s: %s; keeping the fabric loaded from %s",
+		      plugin_type, why, shared->source);
+		xfree(why);
+		return SLURM_ERROR;
+	}
+	qft_shared_fabric_release(shared); /* select/rlft may hold it still */
+	shared = qft_shared_fabric_create(fresh, conf.fabric_file);
+	fabric = shared->fabric;
+	info("%s: fabric %s: PGFT(%s), %zu hosts, %zu switch groups",
+	     plugin_type, shared->source, qft_fabric_tuple(fabric),
+	     qft_fabric_host_count(fabric), qft_fabric_group_count(fabric));
+	_log_report(qft_fabric_report(fabric));
+	qft_conf_free(&conf);
+	return SLURM_SUCCESS;
+}
+
+/* The node's switch path in the fabric. */
+static int _fabric_addr(char *node_name, char **paddr, char **ppattern)
+{
 	size_t ord, group;
 	char *addr = NULL, *pattern = NULL;
 
-	if (!node_name || !find_node_record2(node_name))
-		return SLURM_ERROR;
 	ord = qft_fabric_find_host(fabric, node_name);
 	group = ord == QFT_NONE ? QFT_NONE : qft_fabric_host_group(fabric, ord);
 	/* Prepend each group from the leaf up: the address reads top first. */
@@ -156,34 +241,65 @@ extern int topo_get_node_addr(char *node_name, char **paddr, char **ppattern)
 	return SLURM_SUCCESS;
 }
 
-/* Reads qft.conf and the fabric it names. A failure keeps the fabric in
- * use and is an error; with no fabric yet (start-up) it is fatal, as a
- * broken topology.conf is for topology/tree. */
-static int _load_fabric(void)
+/* The node's switch path from slurmctld's switch table (the records of
+ * `scontrol show topology`): the lowest switch that lists the node, then
+ * each switch that lists the one below, up to the top. slurmd has no
+ * fabric: configless slurmd gets neither qft.conf nor the fabric file. */
+static int _controller_addr(char *node_name, char **paddr, char **ppattern)
 {
-	qft_conf_t conf;
-	qft_fabric_t *fresh = NULL;
-	char *why = NULL;
+	topo_info_response_msg_t *msg = NULL;
+	topo_info_t *rec = NULL;
+	char *addr = NULL, *pattern = NULL;
+	uint32_t steps = 0;
 
-	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS ||
-	    qft_conf_load_fabric(&conf, &fresh, &why) != SLURM_SUCCESS) {
-		qft_conf_free(&conf);
-		if (!fabric)
-			fatal("%s: %s", plugin_type, why);
-		error("%s: %s; keeping the fabric loaded from %s",
-		      plugin_type, why, fabric_source);
-		xfree(why);
-		return SLURM_ERROR;
+	if (slurm_load_topo(&msg) != SLURM_SUCCESS) {
+		debug("%s: no switch table from slurmctld (%s): topology address of %s is its name",
+		      plugin_type, slurm_strerror(slurm_get_errno()), node_name);
+		msg = NULL;
 	}
-	qft_fabric_destroy(fabric);
-	fabric = fresh;
-	xfree(fabric_source);
-	fabric_source = xstrdup(conf.fabric_file);
-	info("%s: fabric %s: PGFT(%s), %zu hosts, %zu switch groups",
-	     plugin_type, fabric_source, qft_fabric_tuple(fabric),
-	     qft_fabric_host_count(fabric), qft_fabric_group_count(fabric));
-	_log_report(qft_fabric_report(fabric));
-	qft_conf_free(&conf);
+	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
+		topo_info_t *r = &msg->topo_array[i];
+		hostlist_t hl;
+
+		if (!r->nodes || (rec && r->level >= rec->level))
+			continue;
+		hl = hostlist_create(r->nodes);
+		if (hl && hostlist_find(hl, node_name) >= 0)
+			rec = r;
+		hostlist_destroy(hl);
+	}
+	xstrcat(addr, node_name);
+	xstrcat(pattern, "node");
+	/* prepend each switch from the leaf up; a cycle stops at the count */
+	while (rec && steps++ <= msg->record_count) {
+		topo_info_t *parent = NULL;
+		char *tmp = xstrdup_printf("%s.%s", rec->name, addr);
+
+		xfree(addr);
+		addr = tmp;
+		tmp = xstrdup_printf("switch.%s", pattern);
+		xfree(pattern);
+		pattern = tmp;
+		for (uint32_t i = 0; i < msg->record_count && !parent; i++) {
+			topo_info_t *r = &msg->topo_array[i];
+			hostlist_t hl;
+
+			if (!r->switches || r == rec)
+				continue;
+			hl = hostlist_create(r->switches);
+			if (hl && hostlist_find(hl, rec->name) >= 0)
+				parent = r;
+			hostlist_destroy(hl);
+		}
+		rec = parent;
+	}
+	if (msg && !steps)
+		debug("%s: slurmctld's switch table does not hold %s: topology address is its name",
+		      plugin_type, node_name);
+	if (msg)
+		slurm_free_topo_info_msg(msg);
+	*paddr = addr;
+	*ppattern = pattern;
 	return SLURM_SUCCESS;
 }
 
@@ -226,14 +342,14 @@ static void _report_node_mismatch(void)
 	if (hostlist_count(missing)) {
 		names = hostlist_ranged_string_xmalloc(missing);
 		error("%s: WARNING: %d nodes of slurm.conf are not in fabric %s, they join no switch and rank last: %s",
-		      plugin_type, hostlist_count(missing), fabric_source,
+		      plugin_type, hostlist_count(missing), shared->source,
 		      names);
 		xfree(names);
 	}
 	if (hostlist_count(extra)) {
 		names = hostlist_ranged_string_xmalloc(extra);
 		info("%s: %d hosts of fabric %s are not nodes of slurm.conf and are ignored: %s",
-		     plugin_type, hostlist_count(extra), fabric_source, names);
+		     plugin_type, hostlist_count(extra), shared->source, names);
 		xfree(names);
 	}
 	hostlist_destroy(missing);
@@ -303,7 +419,8 @@ static int _build_switch_table(void)
 		switch_levels = MAX(switch_levels, s->level);
 		s->name = xstrdup(g->name);
 		s->link_speed = g->link_gbps;
-		s->parent = g->parent == QFT_NONE ? 0 : g->parent;
+		/* a root is its own parent: cons_tres climbs while parent != i */
+		s->parent = g->parent == QFT_NONE ? i : g->parent;
 		s->node_bitmap = bit_alloc(node_record_count);
 		for (size_t h = 0; h < g->host_count; h++) {
 			node_record_t *node_ptr = find_node_record2(
