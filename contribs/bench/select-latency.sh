@@ -13,7 +13,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: $0 BUILD-DIR [RUNNING-JOBS [WAVES]]}" && pwd)
 njobs=${2:-200}
-waves=${3:-25}
+waves=${3:-40}
 qft=$build/contribs/qft/qft
 harness=$top/tests/slurm/harness.sh
 work=$top/build/bench-select
@@ -33,7 +33,7 @@ sdiag_field() { # sdiag_field WORKDIR "Mean cycle:"
 # mean and max of "<key> N us" in rlft's log lines
 log_us() {
 	(grep -o "$2 [0-9]* us" "$1" || true) |
-		awk '{s += $2; if ($2 > m) m = $2; c++} END {if (c) printf "%.0f/%d", s / c, m; else printf "-"}'
+		awk '{v = $(NF - 1); s += v; if (v > m) m = v; c++} END {if (c) printf "%.0f/%d", s / c, m; else printf "-"}'
 }
 
 echo "mean cycle: sdiag's main scheduler, microseconds, over 'cycles' cycles after the reset;"
