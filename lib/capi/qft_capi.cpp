@@ -201,7 +201,8 @@ qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 		qft::naming_origin(path, [&] {
 			auto f = std::make_unique<qft_fabric>(qft::fabric_load_json(path));
 			if (f->tree)
-				f->report = qft::unplaced_hosts_report(f->fabric, *f->tree, path);
+				f->report = qft::missing_cables_report(f->fabric, *f->tree, path) +
+					    qft::unplaced_hosts_report(f->fabric, *f->tree, path);
 			*out = f.release();
 		});
 	});

@@ -115,4 +115,18 @@ std::string unplaced_hosts_report(const Fabric &fabric, const Tree &tree,
 	return out;
 }
 
+std::string missing_cables_report(const Fabric &fabric, const Tree &tree,
+				  const std::string &origin)
+{
+	std::string out;
+	for (const MissingCable &c : tree.missing()) {
+		NodeId id = tree.node_at(c.level, c.index);
+		out += cat(origin, ": missing cable: ",
+			   id == kNone ? tree.position_label(c.level, c.index) : fabric.node_label(id),
+			   " (", tree.position_label(c.level, c.index), ") up-port ", c.up_port,
+			   c.level == 0 ? ": the host is unreachable\n" : ": routed around\n");
+	}
+	return out;
+}
+
 } // namespace qft

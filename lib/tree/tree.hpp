@@ -70,6 +70,10 @@ private:
 // Findings of a load, a line each: every host without a tree position
 // (its cable cut), named, which the placer never picks and the router
 // reports unroutable. `origin` names the file.
+// Cables of the tuple the fabric lacks, a line each, naming the lower
+// node (a host by its name) and its up-port.
+std::string missing_cables_report(const Fabric &fabric, const Tree &tree,
+				  const std::string &origin);
 std::string unplaced_hosts_report(const Fabric &fabric, const Tree &tree,
 				  const std::string &origin);
 

@@ -27,7 +27,7 @@ BIN=$W/bin
 LOG=$W/log/slurmctld.log
 ok "1945-node cluster up with select/rlft + topology/qft"
 check "select/rlft loaded on cons_tres" grep -q "select/rlft: loaded (stacked on select/cons_tres)" "$LOG"
-check "select/rlft read the fabric" grep -q "select/rlft: fabric $W/etc/fabric.json: PGFT($tuple), 1944 hosts" "$LOG"
+check "select/rlft took topology/qft's fabric" grep -q "select/rlft: fabric $W/etc/fabric.json (loaded by topology/qft): PGFT($tuple), 1944 hosts" "$LOG"
 # topology/qft at 1944 nodes: 108 leaves, 6 pods, 1 top
 expect_eq "switch records at 1944 nodes" "$("$BIN/scontrol" show topology | grep -c '^SwitchName=')" 115
 check "the top record holds the 6 pods" sh -c "'$BIN/scontrol' show topology | grep -q '^SwitchName=L3-0 Level=2 LinkSpeed=200 Nodes=n\[0001-1944\] Switches=L2-\[0-5\]'"
