@@ -399,8 +399,9 @@ static void _pass_once(job_record_t *job_ptr, const char *why)
 	verbose("%s: %pJ goes to cons_tres as it is: %s", PFX, job_ptr, why);
 }
 
-/* Places the job on `count` hosts, trying smaller counts of its range when
- * that many are not free. RET the outcome of the last try. */
+/* Places the job on c->want hosts (at most the free ones), then on smaller
+ * counts of its range down to c->lo, five tries at most. RET placed (*pl
+ * holds it), else not_now if some count could run later, else never. */
 static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
 			    qft_placement_t *pl)
 {
@@ -457,7 +458,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	if (job_ptr->details->req_node_bitmap &&
 	    bit_set_count(job_ptr->details->req_node_bitmap) > a.nreq) {
 		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
-			_pass_once(job_ptr, "required nodes outside the fabric");
+			_pass_once(job_ptr, "required nodes outside the fabric or not available");
 		_avail_free(&a);
 		return RLFT_PASS;
 	}
