@@ -75,6 +75,16 @@ is_one_leaf() {
 	grep -qx -- "$got" <<<"$leaves"
 }
 
+# batch_on_one_leaf WHAT: an 18-node batch job completes, on one whole leaf
+batch_on_one_leaf() {
+	local id
+	id=$(cd "$W" && "$BIN/sbatch" --parsable -N18 -o "$W/leaf-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
+	expect_eq "$1: an 18-node batch job" "$(wait_job "$BIN" "$id")" COMPLETED
+	# shellcheck disable=SC2046
+	check "  its nodes are one whole leaf, by name" \
+		is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/leaf-$id.out" 2>/dev/null)")
+}
+
 # --- 1. a 324-node cluster whose names do not follow the tree -------------
 W=$T/c1
 start_cluster "$W" --node-file "$T/nodes.byname" -p "$T/plugins" -t topology/qft \
@@ -133,11 +143,7 @@ check "after the broken fabric: every switch record names the nodes of its subtr
 check "after the broken fabric: an 18-node --switches=1 job runs on one whole leaf, by name" \
 	is_one_leaf $("$BIN/scontrol" show hostnames "$(timeout 60 "$BIN/srun" -N18 --switches=1 \
 		printenv SLURM_JOB_NODELIST 2>/dev/null | sort -u | head -1)")
-id=$("$BIN/sbatch" --parsable -N18 -o "$W/kept-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
-expect_eq "after the broken fabric: an 18-node batch job" "$(wait_job "$BIN" "$id")" COMPLETED
-# shellcheck disable=SC2046
-check "  its nodes are one whole leaf, by name" \
-	is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/kept-$id.out" 2>/dev/null)")
+batch_on_one_leaf "after the broken fabric"
 cp "$T/fabric.good" "$W/etc/fabric.json"
 "$BIN/scontrol" reconfigure
 sleep 2
@@ -267,11 +273,7 @@ if start_cluster "$W" --node-file "$T/nodes.byname" -p "$T/plugins" -t topology/
 	sleep 2
 	expect_eq "after a broken fabric both keep the same one (select/rlft takes topology/qft's again)" \
 		"$(grep -c "select/rlft: fabric $W/etc/fabric.json (loaded by topology/qft)" "$LOG")" 2
-	id=$(cd "$W" && "$BIN/sbatch" --parsable -N18 -o "$W/job-%j.out" --wrap 'echo $SLURM_JOB_NODELIST')
-	expect_eq "select/rlft: an 18-node batch job after the broken fabric" "$(wait_job "$BIN" "$id")" COMPLETED
-	# shellcheck disable=SC2046
-	check "  its nodes are one whole leaf, by name" \
-		is_one_leaf $("$BIN/scontrol" show hostnames "$(cat "$W/job-$id.out" 2>/dev/null)")
+	batch_on_one_leaf "select/rlft after the broken fabric"
 	cp "$T/fabric.good6" "$W/etc/fabric.json"
 	"$BIN/scontrol" reconfigure
 	sleep 2

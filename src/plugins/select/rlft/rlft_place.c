@@ -67,7 +67,6 @@ static node_record_t **node_of_host = NULL; /* host ordinal -> node */
 typedef struct {
 	uint32_t job_id;
 	char *label;
-	double hsd, hsd_alone;
 	size_t candidates;
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
@@ -497,8 +496,6 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch = xmalloc(sizeof(*ch));
 	ch->job_id = id;
 	ch->label = xstrdup(pl.label);
-	ch->hsd = pl.hsd;
-	ch->hsd_alone = pl.hsd_alone;
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
 	list_append(chosen, ch);
