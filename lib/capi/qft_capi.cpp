@@ -408,7 +408,9 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 		out->hsd = p.chosen.hsd;
 		out->hsd_alone = p.chosen.hsd_alone;
 		out->level = p.chosen.level;
-		out->aligned = p.chosen.aligned;
+		out->aligned = p.chosen.kind == qft::PlacementKind::aligned;
+		out->kind = qft::placement_kind_name(p.chosen.kind);
+		out->contiguous = p.chosen.contiguous;
 		out->label = placer->label.c_str();
 		out->reason = p.reason.c_str();
 		out->explain = placer->explain.c_str();

@@ -70,11 +70,22 @@ private:
 
 } // namespace
 
+const char *placement_kind_name(PlacementKind kind)
+{
+	switch (kind) {
+	case PlacementKind::aligned: return "aligned";
+	case PlacementKind::unaligned: return "unaligned";
+	case PlacementKind::best_fit: return "best_fit";
+	case PlacementKind::tree_order: return "tree_order";
+	}
+	return "?";
+}
+
 std::string Candidate::label() const
 {
-	if (level == 0)
+	if (kind == PlacementKind::tree_order)
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
-	if (best_fit)
+	if (kind == PlacementKind::best_fit)
 		return cat("L", level, "-", subtree, " best fit, ", hosts.size(),
 			   " hosts (no aligned block was free)");
 	std::string b; // ranges: 0-5,9
@@ -88,7 +99,7 @@ std::string Candidate::label() const
 		i = j;
 	}
 	return cat("L", level, "-", subtree, " block", blocks.size() > 1 ? "s " : " ", b,
-		   " of ", block, aligned ? " (aligned" : " (not a multiple",
+		   " of ", block, kind == PlacementKind::aligned ? " (aligned" : " (not a multiple",
 		   contiguous ? ", contiguous)" : ", scattered)");
 }
 
@@ -334,7 +345,7 @@ void Placer::candidates_at(unsigned level, const Counts &counts, const std::vect
 			c.block = w;
 			c.blocks = bs;
 			c.contiguous = contiguous;
-			c.aligned = rest == 0;
+			c.kind = rest == 0 ? PlacementKind::aligned : PlacementKind::unaligned;
 			std::vector<uint64_t> idx;
 			for (size_t i = 0; i < bs.size(); i++) {
 				auto [lo, hi] = block_range(sub, bs[i]);
@@ -476,7 +487,7 @@ void Placer::best_fit_at(unsigned level, const Counts &counts, uint32_t n,
 		Candidate c;
 		c.level = level;
 		c.subtree = entry.second;
-		c.best_fit = true;
+		c.kind = PlacementKind::best_fit;
 		for (uint64_t j : idx)
 			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
 		bool has_required = true;

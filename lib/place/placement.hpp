@@ -81,15 +81,25 @@ struct PlacementRequest {
 	std::vector<HostOrd> required;  // must be among the hosts
 };
 
+// What a candidate is, from the most to the least congestion-free.
+enum class PlacementKind {
+	aligned,    // whole aligned blocks of W_l hosts (N = i W_l)
+	unaligned,  // aligned blocks, the last one partial (N not a multiple)
+	best_fit,   // no aligned block was free: a best fit down one subtree
+	tree_order, // the required hosts, then any free hosts in tree order
+};
+// "aligned", "unaligned", "best_fit", "tree_order": the words of
+// QFT_PLACEMENT_KIND and of the simulator's report.
+const char *placement_kind_name(PlacementKind kind);
+
 struct Candidate {
 	std::vector<HostOrd> hosts; // in tree order
-	unsigned level = 0;         // subtree level; 0: required hosts, then any
-	bool best_fit = false;      // no aligned block was free: fill()
+	PlacementKind kind = PlacementKind::tree_order;
+	unsigned level = 0;         // subtree level; 0: tree_order
 	uint64_t subtree = 0;
 	uint64_t block = 0;         // W_level
 	std::vector<uint64_t> blocks; // block indexes within the subtree
 	bool contiguous = false;
-	bool aligned = false;       // whole blocks only (N = i W_l)
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
 	uint64_t free_left = 0;     // free hosts left in the subtree

@@ -89,7 +89,7 @@ void multiples_of_the_block_are_aligned(void **)
 	// 100 is no multiple of 18: exact gives 100 hosts, not congestion-free
 	Placement p = w.place(100);
 	assert_int_equal(p.chosen.hosts.size(), 100);
-	assert_false(p.chosen.aligned);
+	assert_true(p.chosen.kind != PlacementKind::aligned);
 	assert_true(p.chosen.hsd > 1.0);
 	assert_true(independent(w, p.chosen).max_hsd > 1);
 }
@@ -158,7 +158,7 @@ void required_hosts_are_kept(void **)
 	assert_int_equal(p.outcome, Placement::placed);
 	assert_true(std::find(p.chosen.hosts.begin(), p.chosen.hosts.end(), 400) !=
 		    p.chosen.hosts.end());
-	assert_true(p.chosen.aligned);
+	assert_true(p.chosen.kind == PlacementKind::aligned);
 	req.eligible[400] = false;
 	assert_int_equal(w.placer->place(req).outcome, Placement::never);
 }
@@ -172,7 +172,7 @@ void scattered_whole_blocks_when_no_run_is_free(void **)
 	Placement p = w.place(8);
 	assert_int_equal(p.outcome, Placement::placed);
 	assert_false(p.chosen.contiguous);
-	assert_true(p.chosen.aligned);
+	assert_true(p.chosen.kind == PlacementKind::aligned);
 	assert_congestion_free(w, p.chosen, {{4, 5, 6, 7}, {12, 13, 14, 15}});
 }
 
@@ -202,7 +202,7 @@ void best_fit_when_no_block_is_free(void **)
 	w.placer->add_running(4, {12, 13, 14});
 	Placement p = w.place(6);
 	assert_int_equal(p.outcome, Placement::placed);
-	assert_true(p.chosen.best_fit);
+	assert_true(p.chosen.kind == PlacementKind::best_fit);
 	assert_non_null(strstr(p.chosen.label().c_str(), "best fit"));
 	std::vector<HostOrd> want = {1, 2, 3, 9, 10, 11};
 	assert_true(p.chosen.hosts == want);
@@ -210,7 +210,7 @@ void best_fit_when_no_block_is_free(void **)
 	// the leaf with a single free host (3), which no other job could use
 	Placement q = w.place(4);
 	std::vector<HostOrd> want4 = {1, 2, 3, 15};
-	assert_true(q.chosen.best_fit);
+	assert_true(q.chosen.kind == PlacementKind::best_fit);
 	assert_true(q.chosen.hosts == want4);
 }
 
@@ -296,7 +296,8 @@ void unroutable_candidates_are_skipped(void **)
 	w.placer->add_running(2, {8, 9});
 	Placement q = w.place(8);
 	assert_int_equal(q.outcome, Placement::placed);
-	assert_true(q.chosen.best_fit || q.chosen.level == 0);
+	assert_true(q.chosen.kind == PlacementKind::best_fit ||
+		    q.chosen.kind == PlacementKind::tree_order);
 	assert_false(on_leaf3(q.chosen));
 	// leaf 3 alone routes: a 4-node job fits there
 	w.placer->add_running(3, q.chosen.hosts);

@@ -179,8 +179,13 @@ typedef struct qft_placement {
 	const size_t *hosts;   /* host ordinals, tree order */
 	double hsd;            /* predicted, with the running jobs */
 	double hsd_alone;
-	unsigned level;        /* subtree level; 0: no aligned block was free */
-	int aligned;           /* whole blocks only */
+	unsigned level;        /* subtree level; 0: tree order (kind below) */
+	int aligned;           /* whole blocks only: kind is "aligned" */
+	const char *kind;      /* "aligned": whole aligned blocks; "unaligned":
+				* blocks, the last partial; "best_fit": no
+				* aligned block was free; "tree_order": the
+				* required hosts, then free ones in tree order */
+	int contiguous;        /* the blocks are adjacent */
 	const char *label;     /* "L2-3 blocks 4-5 of 18 (aligned, contiguous)" */
 	const char *reason;    /* why not placed */
 	const char *explain;   /* every candidate with its score, a line each */
