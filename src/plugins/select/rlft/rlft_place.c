@@ -67,6 +67,7 @@ static node_record_t **node_of_host = NULL; /* host ordinal -> node */
 typedef struct {
 	uint32_t job_id;
 	char *label;
+	char *kind;     /* qft_placement_t's kind */
 	size_t candidates;
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
@@ -77,6 +78,7 @@ static void _chosen_free(void *x)
 {
 	chosen_t *c = x;
 	xfree(c->label);
+	xfree(c->kind);
 	xfree(c);
 }
 
@@ -496,6 +498,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch = xmalloc(sizeof(*ch));
 	ch->job_id = id;
 	ch->label = xstrdup(pl.label);
+	ch->kind = xstrdup(pl.kind);
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
 	list_append(chosen, ch);
@@ -668,6 +671,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
 	c = list_find_first(chosen, _chosen_find, &id);
 	_setenv(job_ptr, "QFT_PLACEMENT", c ? c->label : "chosen by cons_tres");
+	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
 	if (rconf.hostfile_dir) {
 		char *lines = _names(hosts, n, '\n');
 		_write_hostfile(job_ptr, lines);
