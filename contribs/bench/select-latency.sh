@@ -15,7 +15,7 @@ build=$(cd "${1:?usage: $0 BUILD-DIR [RUNNING-JOBS [WAVES]]}" && pwd)
 njobs=${2:-200}
 waves=${3:-40}
 qft=$build/contribs/qft/qft
-harness=$top/tests/slurm/harness.sh
+harness=$top/contribs/slurm/harness.sh
 work=$top/build/bench-select
 rm -rf "$work"
 mkdir -p "$work/plugins"

@@ -11,7 +11,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: $0 BUILD-DIR [ROUNDS]}" && pwd)
 rounds=${2:-3}
 qft=$build/contribs/qft/qft
-harness=$top/tests/slurm/harness.sh
+harness=$top/contribs/slurm/harness.sh
 work=$top/build/bench-start
 rm -rf "$work"
 mkdir -p "$work/plugins"

@@ -72,24 +72,16 @@ unsigned long Args::number(const std::string &opt, unsigned long def,
 	return std::stoul(v);
 }
 
-std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing,
-				  const std::string &lft_path)
+std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing)
 {
-	auto m = std::make_unique<Model>();
-	naming_origin(path, [&] {
-		m->fabric = fabric_load_json(path);
-		if (!m->fabric.tree_tuple().empty())
-			m->tree.emplace(Tree::from_fabric(m->fabric));
-	});
-	if (!lft_path.empty()) {
-		m->lfts.emplace(load_lfts(m->fabric, lft_path));
-		m->router = std::make_unique<TableRouter>(m->fabric, *m->lfts);
-	} else {
-		naming_origin(path, [&] {
-			m->router = make_router(routing, m->fabric, m->tree ? &*m->tree : nullptr);
-		});
-	}
-	return m;
+	return Model::load(path, routing);
+}
+
+std::string routing_arg(const Args &args)
+{
+	if (args.has("--lft") && args.has("--routing"))
+		throw UsageError{"give --routing or --lft, not both"};
+	return args.has("--lft") ? "lft:" + args.get("--lft") : args.get("--routing", "dmodk");
 }
 
 namespace {

@@ -12,9 +12,7 @@
 #include <vector>
 
 #include "lib/fabric/fabric.hpp"
-#include "lib/route/lft.hpp"
-#include "lib/route/router.hpp"
-#include "lib/tree/tree.hpp"
+#include "lib/model/model.hpp"
 
 namespace qft::cli {
 
@@ -40,16 +38,12 @@ private:
 	std::vector<std::string> pos_;
 };
 
-// A loaded fabric with its tree (when it has one) and a routing: closed
-// form by name, or the forwarding tables of an LFT file.
-struct Model {
-	Fabric fabric;
-	std::optional<Tree> tree;
-	std::optional<Lfts> lfts;
-	std::unique_ptr<Router> router;
-};
-std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing,
-				  const std::string &lft_path = "");
+// The fabric JSON at `path` with its tree and the routing `routing` names
+// ("dmodk", "lft:FILE"; "": a fabric without a tree has none).
+std::unique_ptr<Model> load_model(const std::string &path, const std::string &routing);
+// The routing of --routing NAME or --lft FILE (lft:FILE), "dmodk" without
+// either; both is a UsageError.
+std::string routing_arg(const Args &args);
 
 // Host names from "all", a host list expression, or "@FILE" (host list
 // expressions, one or more per line, '#' starts a comment).

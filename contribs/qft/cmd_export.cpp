@@ -8,7 +8,7 @@
 #include "lib/common/error.hpp"
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/route/dmodk.hpp"
-#include "lib/tree/topology_conf.hpp"
+#include "lib/slurm/topology_conf.hpp"
 
 namespace qft::cli {
 
@@ -17,11 +17,11 @@ int cmd_topology_conf(int argc, char **argv)
 	Args args(argc, argv, 2, {"--fabric", "-o"}, {});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
-	if (!m->tree)
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
+	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"),
 		     ": the fabric has no PGFT tree to export");
-	std::string text = topology_conf_text(m->fabric, *m->tree);
+	std::string text = topology_conf_text(m->fabric(), m->need_tree());
 	if (args.get("-o", "-") == "-")
 		std::fputs(text.c_str(), stdout);
 	else
@@ -36,9 +36,9 @@ int cmd_lft(int argc, char **argv)
 		throw UsageError{"unexpected argument " + args.positional()[0]};
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
 	if (args.has("--lmc"))
-		set_lmc_checked(m->fabric, unsigned(args.number("--lmc", 0, 7)));
-	DModK dmodk(m->fabric, *m->tree); // after the LMC: it routes every offset
-	std::string text = lfts_dump_text(m->fabric, dmodk.tables());
+		set_lmc_checked(m->edit_fabric(), unsigned(args.number("--lmc", 0, 7)));
+	DModK dmodk(m->fabric(), m->need_tree()); // after the LMC: it routes every offset
+	std::string text = lfts_dump_text(m->fabric(), dmodk.tables());
 	if (args.get("-o", "-") == "-")
 		std::fputs(text.c_str(), stdout);
 	else

@@ -12,18 +12,18 @@ int cmd_info(int argc, char **argv)
 	Args args(argc, argv, 2, {"--fabric"}, {});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
-	const Fabric &f = m->fabric;
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
+	const Fabric &f = m->fabric();
 	size_t cables = 0;
 	for (PortIdx p = 0; p < f.port_count(); p++)
 		cables += f.port(p).peer != kNone;
 	std::printf("hosts %zu\nswitches %zu\ncables %zu\nlmc %u\n", f.hosts().size(),
 		    f.node_count() - f.hosts().size(), cables / 2, f.lmc());
-	if (!m->tree) {
+	if (!m->tree()) {
 		std::printf("tree none\n");
 		return 0;
 	}
-	const Pgft &g = m->tree->pgft();
+	const Pgft &g = m->need_tree().pgft();
 	std::printf("tree PGFT(%s)\nlevels %u\nblock %llu\n", g.text().c_str(), g.h(),
 		    (unsigned long long)g.block());
 	for (unsigned l = 0; l <= g.h(); l++)
@@ -35,11 +35,11 @@ int cmd_info(int argc, char **argv)
 	for (const std::string &w : why)
 		std::printf("  %s\n", w.c_str());
 	std::printf("absent hosts %llu\nmissing cables %zu\n",
-		    (unsigned long long)m->tree->absent_hosts(), m->tree->missing().size());
-	for (const MissingCable &c : m->tree->missing())
+		    (unsigned long long)m->need_tree().absent_hosts(), m->need_tree().missing().size());
+	for (const MissingCable &c : m->need_tree().missing())
 		std::printf("  %s up-port %u\n",
-			    m->tree->position_label(c.level, c.index).c_str(), c.up_port);
-	std::fputs(unplaced_hosts_report(f, *m->tree, args.need("--fabric")).c_str(), stdout);
+			    m->need_tree().position_label(c.level, c.index).c_str(), c.up_port);
+	std::fputs(unplaced_hosts_report(f, m->need_tree(), args.need("--fabric")).c_str(), stdout);
 	return 0;
 }
 

@@ -15,13 +15,13 @@ int cmd_order(int argc, char **argv)
 	Args args(argc, argv, 2, {"--fabric", "--hosts"}, {"--hostlist"});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
-	if (!m->tree)
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
+	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"),
 		     ": the fabric has no PGFT tree, so no tree order");
-	const Fabric &f = m->fabric;
+	const Fabric &f = m->fabric();
 	std::vector<HostOrd> hosts =
-		tree_order(f, *m->tree, resolve_hosts(f, host_names(f, args.need("--hosts"))));
+		tree_order(f, m->need_tree(), resolve_hosts(f, host_names(f, args.need("--hosts"))));
 	std::vector<std::string> names;
 	for (HostOrd h : hosts)
 		names.push_back(f.node(f.hosts()[h]).name);
@@ -31,7 +31,7 @@ int cmd_order(int argc, char **argv)
 		for (const std::string &n : names)
 			std::printf("%s\n", n.c_str());
 	}
-	Alignment a = alignment(f, *m->tree, hosts);
+	Alignment a = alignment(f, m->need_tree(), hosts);
 	std::fprintf(stderr,
 		     "qft order: %llu hosts, block %llu: %s, %s, %llu of %llu leaves whole\n",
 		     (unsigned long long)a.size, (unsigned long long)a.block,

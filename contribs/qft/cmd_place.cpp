@@ -6,6 +6,7 @@
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
+#include "lib/place/explain.hpp"
 #include "lib/place/order.hpp"
 #include "lib/place/placement.hpp"
 
@@ -15,14 +16,14 @@ int cmd_place(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
-		   "--candidates", "--eligible", "--require"},
+		   "--candidates", "--eligible", "--require", "--routing", "--lft"},
 		  {"--no-congestion", "--explain"});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
-	if (!m->tree)
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
+	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"), ": the fabric has no PGFT tree");
-	const Fabric &f = m->fabric;
+	const Fabric &f = m->fabric();
 	PlacementPolicy pol;
 	std::string rem = args.get("--remainder", "exact");
 	if (rem != "exact" && rem != "reserve")
@@ -32,13 +33,13 @@ int cmd_place(int argc, char **argv)
 	pol.sample_stages = args.number("--samples", pol.sample_stages, 100000);
 	pol.max_candidates = args.number("--candidates", pol.max_candidates, 100000);
 	pol.rank_by_congestion = !args.has("--no-congestion");
-	Placer placer(f, *m->tree, *m->router, pol);
+	Placer placer(f, m->need_tree(), m->router(), pol);
 
 	if (args.has("--running")) {
 		auto jobs = job_lines(args.get("--running"));
 		for (size_t i = 0; i < jobs.size(); i++)
 			placer.add_running(uint32_t(i + 1),
-					   tree_order(f, *m->tree, resolve_hosts(f, jobs[i])));
+					   tree_order(f, m->need_tree(), resolve_hosts(f, jobs[i])));
 	}
 	PlacementRequest req;
 	req.nodes = uint32_t(args.number("--nodes", 0, 1u << 20));
@@ -66,10 +67,7 @@ int cmd_place(int argc, char **argv)
 		    pol.pattern.c_str(), p.chosen.hsd, placer.running(), p.chosen.hsd_alone,
 		    p.considered.size());
 	if (args.has("--explain"))
-		for (const Candidate &c : p.considered)
-			std::printf("  %-48s HSD %.3f (alone %.3f), %llu free left\n",
-				    c.label().c_str(), c.hsd, c.hsd_alone,
-				    (unsigned long long)c.free_left);
+		std::fputs(explain(p).c_str(), stdout);
 	return 0;
 }
 

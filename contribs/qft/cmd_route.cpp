@@ -13,9 +13,8 @@ int cmd_route(int argc, char **argv)
 		  {"--fabric", "--src", "--dst", "--lid-offset", "--routing", "--lft"}, {});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	std::unique_ptr<Model> m = load_model(args.need("--fabric"),
-					      args.get("--routing", "dmodk"), args.get("--lft"));
-	const Fabric &f = m->fabric;
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
+	const Fabric &f = m->fabric();
 	HostOrd ends[2];
 	const char *opts[2] = {"--src", "--dst"};
 	for (int e = 0; e < 2; e++) {
@@ -26,12 +25,12 @@ int cmd_route(int argc, char **argv)
 	}
 	unsigned offset = unsigned(args.number("--lid-offset", 0, 127));
 	PortIdx links[kMaxPathLinks];
-	unsigned n = m->router->path(ends[0], ends[1], offset, links);
+	unsigned n = m->router().path(ends[0], ends[1], offset, links);
 	std::printf("%s -> %s, LID %u (base %u + offset %u), routing %s, %u hops\n",
 		    f.node(f.hosts()[ends[0]]).name.c_str(),
 		    f.node(f.hosts()[ends[1]]).name.c_str(),
 		    f.host_lid(ends[1]) + offset, f.host_lid(ends[1]), offset,
-		    m->router->name(), n);
+		    m->router().name(), n);
 	for (unsigned i = 0; i < n; i++) {
 		const Port &p = f.port(links[i]);
 		const Node &from = f.node(p.node);

@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // qft score: congestion of a collective pattern for one job or several
 // jobs in lock-step.
+#include <cerrno>
+#include <algorithm>
 #include <cstdio>
+#include <thread>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "lib/fabric/fabric.hpp"
 
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
+#include "lib/common/hostlist.hpp"
 #include "lib/place/order.hpp"
 #include "lib/score/report.hpp"
 #include "lib/score/score.hpp"
@@ -14,24 +21,148 @@
 
 namespace qft::cli {
 
+namespace {
+
+// One group of a --batch file: its jobs' host names and the line each is on.
+struct Group {
+	std::vector<std::vector<std::string>> jobs;
+	std::vector<size_t> lines;
+};
+
+// Groups separated by blank lines, one job per line (host list expressions,
+// blank or comma separated); '#' starts a comment, and a line holding only
+// a comment does not end a group.
+std::vector<Group> batch_groups(const std::string &path)
+{
+	std::ifstream in(path);
+	if (!in)
+		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
+	std::vector<Group> groups(1);
+	std::string line;
+	for (size_t lineno = 1; std::getline(in, line); lineno++) {
+		if (line.find_first_not_of(" \t\r") == std::string::npos) {
+			if (!groups.back().jobs.empty())
+				groups.emplace_back();
+			continue;
+		}
+		std::istringstream words(line.substr(0, line.find('#')));
+		std::vector<std::string> names;
+		for (std::string w; words >> w;) {
+			try {
+				for (std::string &n : hostlist_expand(w))
+					names.push_back(std::move(n));
+			} catch (const Error &e) {
+				fail(e.status(), path, ":", lineno, ": ", e.what());
+			}
+		}
+		if (!names.empty()) {
+			groups.back().jobs.push_back(std::move(names));
+			groups.back().lines.push_back(lineno);
+		}
+	}
+	if (groups.back().jobs.empty())
+		groups.pop_back();
+	if (groups.empty())
+		fail(Status::invalid, path,
+		     ": no jobs (expected groups of host lists, one job per line, "
+		     "a blank line between groups)");
+	return groups;
+}
+
+// score_json's object on one line: jansson never writes a raw newline
+// inside a string, so every newline and the indent after it are layout.
+std::string one_line(const std::string &json)
+{
+	std::string out;
+	for (size_t i = 0; i < json.size(); i++) {
+		if (json[i] != '\n') {
+			out += json[i];
+			continue;
+		}
+		size_t j = i + 1;
+		while (j < json.size() && json[j] == ' ')
+			j++;
+		if (j < json.size() && !out.empty() && out.back() != '{' && out.back() != '[' &&
+		    json[j] != '}' && json[j] != ']')
+			out += ' ';
+		i = j - 1;
+	}
+	return out + "\n";
+}
+
+// --batch FILE: every group scored as `--jobs` would score it (a group of
+// one job as `--hosts`), in one process: the simulator scores hundreds of
+// placements per policy, and loading the fabric and its routing once is
+// most of the saving.
+int score_batch(const Args &args, const Model &m, const std::string &routing,
+		const Pattern &pattern, const std::string &pattern_spec,
+		const std::string &order_text, unsigned offset)
+{
+	const std::string path = args.get("--batch");
+	const Fabric &f = m.fabric();
+	const Tree *tree = m.tree();
+	const RankOrder order = RankOrder::parse(order_text);
+	ScoreOptions opt;
+	opt.worst_links = args.number("--worst", 5, 1000);
+	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	std::string out;
+	std::vector<size_t> owner(f.hosts().size(), 0);
+	for (const Group &g : batch_groups(path)) {
+		std::vector<Job> jobs;
+		size_t hosts = 0;
+		std::fill(owner.begin(), owner.end(), 0);
+		for (size_t i = 0; i < g.jobs.size(); i++) {
+			Job job;
+			RankOrder o = order;
+			o.seed += i; // as --jobs: each job its own random order
+			try {
+				job.ranks = apply_order(o, f, tree, resolve_hosts(f, g.jobs[i]));
+			} catch (const Error &e) {
+				fail(e.status(), path, ":", g.lines[i], ": ", e.what());
+			}
+			for (HostOrd h : job.ranks) {
+				if (owner[h])
+					fail(Status::invalid, path, ":", g.lines[i], ": host ",
+					     f.node(f.hosts()[h]).name, " is in job ", owner[h],
+					     " and job ", i + 1, " of its group");
+				owner[h] = i + 1;
+			}
+			if (offset)
+				job.offsets.assign(job.ranks.size(), uint8_t(offset));
+			hosts += job.ranks.size();
+			jobs.push_back(std::move(job));
+		}
+		opt.shared_links = jobs.size() > 1;
+		Score sc = score_jobs(f, m.router(), pattern, jobs, opt);
+		ScoreContext ctx{routing, order_text, jobs.size(), hosts};
+		if (args.has("--json"))
+			out += one_line(score_json(f, sc, ctx));
+		else
+			out += (out.empty() ? "" : "\n") + score_text(f, sc, ctx);
+	}
+	std::fputs(out.c_str(), stdout);
+	return 0;
+}
+
+} // namespace
+
 int cmd_score(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
-		  {"--fabric", "--hosts", "--jobs", "--pattern", "--order", "--routing",
-		   "--lid-offset", "--worst", "--lft", "--link-loads", "--flows"},
+		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
+		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
+		   "--threads"},
 		  {"--json", "--bandwidth"});
 	if (!args.positional().empty())
 		throw UsageError{"unexpected argument " + args.positional()[0]};
-	if (args.has("--hosts") == args.has("--jobs"))
-		throw UsageError{"give exactly one of --hosts and --jobs"};
-	if (args.has("--lft") && args.has("--routing"))
-		throw UsageError{"give --routing or --lft, not both"};
-	std::string routing = args.has("--lft") ? "lft:" + args.get("--lft")
-						: args.get("--routing", "dmodk");
-	std::unique_ptr<Model> m =
-		load_model(args.need("--fabric"), routing, args.get("--lft"));
-	const Fabric &f = m->fabric;
-	const Tree *tree = m->tree ? &*m->tree : nullptr;
+	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
+		throw UsageError{"give exactly one of --hosts, --jobs and --batch"};
+	if (args.has("--batch") && (args.has("--flows") || args.has("--link-loads")))
+		throw UsageError{"--flows and --link-loads score one job or group, not --batch"};
+	std::string routing = routing_arg(args);
+	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing);
+	const Fabric &f = m->fabric();
+	const Tree *tree = m->tree();
 
 	std::string pattern_spec = args.get("--pattern", "shift");
 	std::unique_ptr<Pattern> pattern =
@@ -39,6 +170,8 @@ int cmd_score(int argc, char **argv)
 	std::string order_text = args.get("--order", "tree");
 	RankOrder order = RankOrder::parse(order_text);
 	unsigned offset = unsigned(args.number("--lid-offset", 0, 127));
+	if (args.has("--batch"))
+		return score_batch(args, *m, routing, *pattern, pattern_spec, order_text, offset);
 
 	std::vector<std::vector<std::string>> job_names;
 	if (args.has("--hosts"))
@@ -75,6 +208,7 @@ int cmd_score(int argc, char **argv)
 		}
 
 	ScoreOptions opt;
+	opt.threads = args.number("--threads", std::max(1u, std::thread::hardware_concurrency()), 1024);
 	opt.worst_links = args.number("--worst", 5, 1000);
 	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
 	opt.shared_links = jobs.size() > 1;
@@ -108,7 +242,7 @@ int cmd_score(int argc, char **argv)
 						     guid_text(f.node(f.port(f.port(l).peer).node).guid).c_str(),
 						     f.port(f.port(l).peer).num, load[l]);
 		};
-	Score sc = score_jobs(f, *m->router, *pattern, jobs, opt);
+	Score sc = score_jobs(f, m->router(), *pattern, jobs, opt);
 	for (std::FILE *fp : {flows_out, loads_out})
 		if (fp && std::fclose(fp))
 			fail(Status::io, "cannot finish writing --flows / --link-loads");

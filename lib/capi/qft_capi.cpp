@@ -16,18 +16,18 @@
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/fabric/ibnetdiscover.hpp"
 #include "lib/tree/recognise.hpp"
+#include "lib/place/explain.hpp"
 #include "lib/place/order.hpp"
 #include "lib/place/placement.hpp"
-#include "lib/route/dmodk.hpp"
+#include "lib/model/model.hpp"
 #include "lib/score/score.hpp"
+#include "lib/slurm/groups.hpp"
 #include "lib/tree/generate.hpp"
-#include "lib/tree/groups.hpp"
 #include "lib/tree/tree.hpp"
 
 struct qft_fabric {
-	qft::Fabric fabric;
-	std::optional<qft::Tree> tree;
-	std::unique_ptr<qft::Router> router;
+	std::unique_ptr<qft::Model> model; // the fabric, its tree, its routing
+	const qft::Fabric &fabric;         // model's
 	// The groups and the C views of them (qft_group_t points into these).
 	std::vector<qft::SwitchGroup> groups;
 	std::vector<std::vector<size_t>> group_hosts, group_children;
@@ -36,14 +36,13 @@ struct qft_fabric {
 	std::vector<size_t> host_group; // host ordinal -> leaf group
 	std::string report;             // findings of the import, a line each
 
-	explicit qft_fabric(qft::Fabric f) : fabric(std::move(f))
+	explicit qft_fabric(qft::Fabric f)
+		: model(std::make_unique<qft::Model>(std::move(f))), fabric(model->fabric())
 	{
 		host_group.assign(fabric.hosts().size(), QFT_NONE);
-		if (fabric.tree_tuple().empty())
+		if (!model->tree())
 			return;
-		tree.emplace(qft::Tree::from_fabric(fabric));
-		router = std::make_unique<qft::DModK>(fabric, *tree);
-		groups = qft::switch_groups(fabric, *tree);
+		groups = qft::switch_groups(fabric, *model->tree());
 		for (size_t i = 0; i < groups.size(); i++) {
 			const qft::SwitchGroup &g = groups[i];
 			group_hosts.emplace_back(g.hosts.begin(), g.hosts.end());
@@ -67,12 +66,7 @@ struct qft_fabric {
 					    g.link_gbps});
 		}
 	}
-	const qft::Tree &need_tree() const
-	{
-		if (!tree)
-			qft::fail(qft::Status::invalid, "the fabric has no recognised tree");
-		return *tree;
-	}
+	const qft::Tree &need_tree() const { return model->need_tree(); }
 };
 
 struct qft_placer {
@@ -162,8 +156,8 @@ void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
 	for (const std::string &s : r.detached_text)
 		report += qft::cat(path, ": detached ", s, "\n");
 	auto f = std::make_unique<qft_fabric>(std::move(imp.fabric));
-	if (f->tree)
-		report += qft::unplaced_hosts_report(f->fabric, *f->tree, path);
+	if (f->model->tree())
+		report += qft::unplaced_hosts_report(f->fabric, *f->model->tree(), path);
 	f->report = std::move(report);
 	*out = f.release();
 }
@@ -200,9 +194,9 @@ qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 		*out = nullptr;
 		qft::naming_origin(path, [&] {
 			auto f = std::make_unique<qft_fabric>(qft::fabric_load_json(path));
-			if (f->tree)
-				f->report = qft::missing_cables_report(f->fabric, *f->tree, path) +
-					    qft::unplaced_hosts_report(f->fabric, *f->tree, path);
+			if (const qft::Tree *t = f->model->tree())
+				f->report = qft::missing_cables_report(f->fabric, *t, path) +
+					    qft::unplaced_hosts_report(f->fabric, *t, path);
 			*out = f.release();
 		});
 	});
@@ -257,6 +251,20 @@ const char *qft_fabric_host_name(const qft_fabric_t *fabric, size_t ord)
 const char *qft_fabric_tuple(const qft_fabric_t *fabric)
 {
 	return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+}
+
+qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric, const char *spec, char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(spec, "spec");
+		fabric->model->set_routing(spec);
+	});
+}
+
+const char *qft_fabric_routing(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->model->routing().c_str() : "";
 }
 
 size_t qft_fabric_find_host(const qft_fabric_t *fabric, const char *name)
@@ -333,7 +341,7 @@ qft_status_t qft_score_job(const qft_fabric_t *fabric, const char *const *hosts,
 		qft::Job job;
 		job.ranks = qft::resolve_hosts(fabric->fabric, names_of(hosts, n));
 		std::unique_ptr<qft::Pattern> p = qft::make_pattern(pattern, &tree.pgft());
-		qft::Score sc = qft::score_jobs(fabric->fabric, *fabric->router, *p, {job});
+		qft::Score sc = qft::score_jobs(fabric->fabric, fabric->model->router(), *p, {job});
 		out->avg_hsd = sc.avg_hsd;
 		out->max_hsd = sc.max_hsd;
 		out->stages = sc.stages;
@@ -365,7 +373,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;
 		p->placer = std::make_unique<qft::Placer>(fabric->fabric, fabric->need_tree(),
-							  *fabric->router, pol);
+							  fabric->model->router(), pol);
 		*out = p.release();
 	});
 }
@@ -396,10 +404,7 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 		const qft::Placement &p = placer->last;
 		placer->hosts.assign(p.chosen.hosts.begin(), p.chosen.hosts.end());
 		placer->label = p.outcome == qft::Placement::placed ? p.chosen.label() : "";
-		placer->explain.clear();
-		for (const qft::Candidate &c : p.considered)
-			placer->explain += qft::cat(c.label(), ": HSD ", c.hsd, " (alone ", c.hsd_alone,
-						    "), ", c.free_left, " free left\n");
+		placer->explain = qft::explain(p);
 		out->outcome = p.outcome == qft::Placement::placed
 				       ? QFT_PLACED
 				       : (p.outcome == qft::Placement::not_now ? QFT_NOT_NOW : QFT_NEVER);
@@ -502,9 +507,7 @@ qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric, size_t *host
 			    tree.host_index(qft::HostOrd(hosts[i])) == qft::kNone)
 				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i],
 					  " has no tree position");
-		std::sort(hosts, hosts + count, [&](size_t a, size_t b) {
-			return tree.host_index(qft::HostOrd(a)) < tree.host_index(qft::HostOrd(b));
-		});
+		qft::sort_tree_order(tree, hosts, hosts + count);
 	});
 }
 

@@ -7,12 +7,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "lib/common/error.hpp"
+#include "lib/common/file.hpp"
 
 namespace qft {
 
@@ -201,14 +199,7 @@ Fabric fabric_parse_json(const std::string &text, const std::string &origin)
 
 Fabric fabric_load_json(const std::string &path)
 {
-	std::ifstream in(path, std::ios::binary);
-	if (!in)
-		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
-	std::ostringstream buf;
-	buf << in.rdbuf();
-	if (in.bad())
-		fail(Status::io, path, ": read error");
-	return fabric_parse_json(buf.str(), path);
+	return fabric_parse_json(read_file(path), path);
 }
 
 std::string fabric_to_json(const Fabric &f)
@@ -281,14 +272,7 @@ std::string fabric_to_json(const Fabric &f)
 
 void fabric_save_json(const Fabric &f, const std::string &path)
 {
-	std::string text = fabric_to_json(f);
-	std::ofstream out(path, std::ios::binary | std::ios::trunc);
-	if (!out)
-		fail(Status::io, path, ": cannot write: ", std::strerror(errno));
-	out << text;
-	out.close();
-	if (!out)
-		fail(Status::io, path, ": write error");
+	write_file(path, fabric_to_json(f));
 }
 
 } // namespace qft

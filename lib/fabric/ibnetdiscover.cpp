@@ -2,15 +2,14 @@
 #include "lib/fabric/ibnetdiscover.hpp"
 
 #include <cctype>
-#include <cerrno>
 #include <algorithm>
 #include <cstring>
-#include <fstream>
 #include <map>
 #include <regex.h>
 #include <sstream>
 
 #include "lib/common/error.hpp"
+#include "lib/common/file.hpp"
 
 namespace qft {
 
@@ -346,12 +345,7 @@ ImportResult parse_ibnetdiscover(const std::string &text, const std::string &ori
 
 ImportResult load_ibnetdiscover(const std::string &path, const HostNaming &naming)
 {
-	std::ifstream in(path, std::ios::binary);
-	if (!in)
-		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
-	std::ostringstream buf;
-	buf << in.rdbuf();
-	return parse_ibnetdiscover(buf.str(), path, naming);
+	return parse_ibnetdiscover(read_file(path), path, naming);
 }
 
 } // namespace qft

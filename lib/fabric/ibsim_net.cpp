@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/fabric/ibsim_net.hpp"
 
-#include <cerrno>
 #include <algorithm>
-#include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include "lib/common/error.hpp"
+#include "lib/common/file.hpp"
 
 namespace qft {
 
@@ -72,13 +71,9 @@ void write_ibsim_net(const Fabric &f, std::ostream &out)
 
 void save_ibsim_net(const Fabric &f, const std::string &path)
 {
-	std::ofstream out(path, std::ios::trunc);
-	if (!out)
-		fail(Status::io, path, ": cannot write: ", std::strerror(errno));
-	write_ibsim_net(f, out);
-	out.close();
-	if (!out)
-		fail(Status::io, path, ": write error");
+	std::ostringstream text;
+	write_ibsim_net(f, text);
+	write_file(path, text.str());
 }
 
 } // namespace qft

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/place/order.hpp"
 
-#include <algorithm>
 #include <map>
 
 #include "lib/common/error.hpp"
@@ -54,6 +53,11 @@ std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
 	return out;
 }
 
+void sort_tree_order(const Tree &tree, std::vector<HostOrd> &hosts)
+{
+	sort_tree_order(tree, hosts.begin(), hosts.end());
+}
+
 std::vector<HostOrd> tree_order(const Fabric &fabric, const Tree &tree,
 				std::vector<HostOrd> hosts)
 {
@@ -61,9 +65,7 @@ std::vector<HostOrd> tree_order(const Fabric &fabric, const Tree &tree,
 		if (tree.host_index(h) == kNone)
 			fail(Status::invalid, fabric.node_label(fabric.hosts()[h]),
 			     ": host has no tree position");
-	std::sort(hosts.begin(), hosts.end(), [&](HostOrd a, HostOrd b) {
-		return tree.host_index(a) < tree.host_index(b);
-	});
+	sort_tree_order(tree, hosts);
 	return hosts;
 }
 

@@ -6,6 +6,7 @@
 #ifndef QFT_PLACE_ORDER_HPP
 #define QFT_PLACE_ORDER_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -28,6 +29,18 @@ struct RankOrder {
 // as one host list.
 std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
 				   const std::vector<std::string> &names);
+
+// Sorts host ordinals by tree index j, in place: the library's one tree
+// order. A host without a tree position (kNone) sorts last; callers that
+// must refuse one check first, as tree_order() does. An iterator form, for
+// the C API's size_t arrays.
+template <typename It> void sort_tree_order(const Tree &tree, It first, It last)
+{
+	std::sort(first, last, [&](HostOrd a, HostOrd b) {
+		return tree.host_index(a) < tree.host_index(b);
+	});
+}
+void sort_tree_order(const Tree &tree, std::vector<HostOrd> &hosts);
 
 // Sorts by tree index; throws if a host has no tree position.
 std::vector<HostOrd> tree_order(const Fabric &fabric, const Tree &tree,

@@ -2,71 +2,15 @@
 #include "lib/place/placement.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "lib/common/error.hpp"
+#include "lib/place/order.hpp"
 
 namespace qft {
 
 namespace {
 
 constexpr size_t kWindowsPerSubtree = 4;
-
-// Stage s of `taken` drawn from `all`: one in each stratum [b_s, b_{s+1}),
-// b_s = floor(s all / taken), at a golden-ratio offset inside it. A fixed
-// stride aliases with the tree's periods: 18 of Shift's 324 stages on 325
-// ranks at stride 18 are all shifts of 1 mod 18, the same offset in every
-// leaf, and miss congestion that the other residues see. frac(k phi), a
-// low-discrepancy sequence, reaches every residue of the stratum.
-size_t spread(size_t s, size_t taken, size_t all)
-{
-	const size_t lo = s * all / taken, hi = (s + 1) * all / taken;
-	const double frac = std::fmod(double(s + 1) * 0.6180339887498949, 1.0);
-	return lo + std::min(hi - lo - 1, size_t(frac * double(hi - lo)));
-}
-
-// Stages of `base` spread evenly over its length: enough to rank
-// candidates, a fraction of the cost of playing every stage.
-class Sampled : public Pattern {
-public:
-	Sampled(const Pattern &base, size_t count) : base_(base), count_(count) {}
-	std::string name() const override { return base_.name(); }
-	size_t stage_count(uint32_t n) const override
-	{
-		return std::min(count_, base_.stage_count(n));
-	}
-	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override
-	{
-		size_t all = base_.stage_count(n), taken = stage_count(n);
-		base_.stage(n, taken == all ? s : spread(s, taken, all), out);
-	}
-
-private:
-	const Pattern &base_;
-	size_t count_;
-};
-
-// Zeroes the scratch loads a stage touched however the stage ends (a
-// path() that throws Error(unroutable), a visit that throws): the scratch
-// must be all zero between stages, or every later score is wrong.
-class ScratchGuard {
-public:
-	ScratchGuard(std::vector<uint32_t> &load, std::vector<PortIdx> &touched)
-		: load_(load), touched_(touched) {}
-	ScratchGuard(const ScratchGuard &) = delete;
-	ScratchGuard &operator=(const ScratchGuard &) = delete;
-	~ScratchGuard() { clear(); }
-	void clear()
-	{
-		for (PortIdx l : touched_)
-			load_[l] = 0;
-		touched_.clear();
-	}
-
-private:
-	std::vector<uint32_t> &load_;
-	std::vector<PortIdx> &touched_;
-};
 
 } // namespace
 
@@ -107,7 +51,7 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	       PlacementPolicy policy)
 	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
 	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0),
-	  load_(fabric.port_count(), 0), peak_(fabric.port_count(), 0)
+	  player_(fabric, router), peaks_(fabric.port_count())
 {
 	if (policy_.sample_stages == 0)
 		fail(Status::invalid, "placement: sample_stages 0, expected at least 1");
@@ -119,25 +63,9 @@ Placer::~Placer() = default;
 template <typename Visit>
 void Placer::play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const
 {
-	Sampled sampled(*pattern_, stages);
-	uint32_t n = uint32_t(ranks.size());
-	std::vector<RankPair> pairs;
-	std::vector<PortIdx> touched;
-	ScratchGuard guard(load_, touched);
-	PortIdx path[kMaxPathLinks];
-	for (size_t s = 0; s < sampled.stage_count(n); s++) {
-		sampled.stage(n, s, pairs);
-		for (const RankPair &pr : pairs) {
-			unsigned len = router_.path(ranks[pr.src], ranks[pr.dst], 0, path);
-			for (unsigned k = 0; k < len; k++) {
-				if (load_[path[k]] == 0) // listed before counted: the guard sees it
-					touched.push_back(path[k]);
-				load_[path[k]]++;
-			}
-		}
-		visit(touched, load_);
-		guard.clear();
-	}
+	scratch_job_.ranks = ranks;
+	player_.play(SampledPattern(*pattern_, stages), &scratch_job_, 1,
+		     [&](size_t, const std::vector<Flow> &, const LinkLoads &loads) { visit(loads); });
 }
 
 size_t Placer::stages_for(size_t n, size_t cap, size_t flows) const
@@ -159,13 +87,12 @@ std::pair<double, double> Placer::score(const std::vector<HostOrd> &ranks, size_
 	// running jobs put on it.
 	double alone_sum = 0, with_sum = 0;
 	size_t stages = 0;
-	play(ranks, stages_for(ranks.size(), policy_.sample_stages, flows),
-	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
+	play(ranks, stages_for(ranks.size(), policy_.sample_stages, flows), [&](const LinkLoads &loads) {
 		uint32_t alone = 0, with = 0;
-		for (PortIdx l : touched) {
-			alone = std::max(alone, load[l]);
-			with = std::max(with, load[l] + background_[l]);
-		}
+		loads.for_each([&](PortIdx l) {
+			alone = std::max(alone, loads[l]);
+			with = std::max(with, loads[l] + background_[l]);
+		});
 		alone_sum += alone;
 		with_sum += with;
 		stages++;
@@ -182,29 +109,20 @@ Prediction Placer::play_peaks(const std::vector<HostOrd> &hosts,
 	pr.stages_total = pattern_->stage_count(uint32_t(hosts.size()));
 	uint64_t sum = 0;
 	uint32_t worst = 0;
-	std::vector<PortIdx> links; // where peak_ is not zero
-	ScratchGuard guard(peak_, links);
-	auto keep_peak = [&](PortIdx l, uint32_t c) {
-		if (peak_[l] == 0)
-			links.push_back(l);
-		peak_[l] = std::max(peak_[l], c);
-	};
+	peaks_.clear(); // also when a play before this one threw
 	play(hosts, stages_for(hosts.size(), kPredictStages, policy_.flow_budget),
-	     [&](const std::vector<PortIdx> &touched, const std::vector<uint32_t> &load) {
-		     uint32_t m = 0;
-		     for (PortIdx l : touched) {
-			     m = std::max(m, load[l]);
-			     if (peak)
-				     keep_peak(l, load[l]);
-		     }
+	     [&](const LinkLoads &loads) {
+		     const uint32_t m = loads.max();
+		     if (peak)
+			     peaks_.add(loads);
 		     sum += m;
 		     worst = std::max(worst, m);
 		     pr.stages_played++;
 	     });
 	if (peak) {
-		peak->reserve(links.size());
-		for (PortIdx l : links)
-			peak->push_back({l, peak_[l]});
+		peak->reserve(peaks_.links().size());
+		for (PortIdx l : peaks_.links())
+			peak->push_back({l, peaks_.peak(l)});
 	}
 	if (pr.stages_played)
 		pr = {double(sum) / double(pr.stages_played), worst, pr.stages_played, pr.stages_total};
@@ -286,134 +204,146 @@ void Placer::remove_running(uint32_t job_id)
 	jobs_.erase(it);
 }
 
-std::vector<std::pair<uint32_t, uint64_t>>
-Placer::subtrees_holding(unsigned level, const Counts &counts, uint32_t n) const
+std::vector<std::pair<uint32_t, uint64_t>> Placer::subtrees_holding(unsigned level,
+								    const Search &s) const
 {
 	const uint64_t m = tree_.pgft().M(level), hosts = tree_.pgft().hosts();
 	std::vector<std::pair<uint32_t, uint64_t>> subs;
 	for (uint64_t sub = 0; sub * m < hosts; sub++) {
-		uint32_t f = counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
-		if (f >= n)
+		uint32_t f = s.counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
+		if (f >= s.req.nodes)
 			subs.push_back({f, sub});
 	}
 	std::sort(subs.begin(), subs.end());
 	return subs;
 }
 
+bool Placer::Search::has_required(const std::vector<HostOrd> &hosts) const
+{
+	for (HostOrd r : req.required)
+		if (std::find(hosts.begin(), hosts.end(), r) == hosts.end())
+			return false;
+	return true;
+}
+
+Placer::Blocks::Blocks(const Pgft &g, unsigned lvl, uint64_t subtree, uint32_t n)
+	: level(lvl), sub(subtree), w(g.W(lvl)), m(g.M(lvl)), hosts(g.hosts()),
+	  per((m + w - 1) / w), full(n / w), rest(n % w), need(full + (rest ? 1 : 0))
+{
+}
+
+std::pair<uint64_t, uint64_t> Placer::Blocks::range(uint64_t b) const
+{
+	const uint64_t lo = sub * m + b * w;
+	return {lo, std::min({lo + w, (sub + 1) * m, hosts})};
+}
+
+bool Placer::block_usable(const Search &s, const Blocks &bl, uint64_t b, bool last) const
+{
+	auto [lo, hi] = bl.range(b);
+	if (last && bl.rest && policy_.remainder != Remainder::reserve)
+		return s.counts.free_in(lo, hi) >= bl.rest; // the partial block
+	const uint32_t p = s.counts.present_in(lo, hi);
+	return p > 0 && s.counts.free_in(lo, hi) == p; // a whole free block
+}
+
+bool Placer::block_candidate(const Search &s, const Blocks &bl, const std::vector<uint64_t> &bs,
+			     bool contiguous, uint32_t free_total, std::vector<Candidate> &out) const
+{
+	Candidate c;
+	c.kind = bl.rest == 0 ? PlacementKind::aligned : PlacementKind::unaligned;
+	c.level = bl.level;
+	c.subtree = bl.sub;
+	c.block = bl.w;
+	c.blocks = bs;
+	c.contiguous = contiguous;
+	std::vector<uint64_t> idx;
+	for (size_t i = 0; i < bs.size(); i++) {
+		auto [lo, hi] = bl.range(bs[i]);
+		if (i + 1 == bs.size() && bl.rest) {
+			// the partial block: whole leaves first, the rest where it
+			// fits best (contiguous if the block is free)
+			fill(lo, hi, bl.rest, s.counts, idx);
+			continue;
+		}
+		for (uint64_t j = lo; j < hi; j++) {
+			NodeId id = tree_.node_at(0, j);
+			if (id != kNone && s.free[fabric_.host_ord(id)])
+				idx.push_back(j);
+		}
+	}
+	// ranks in tree order, as the job will run (and be scored)
+	std::sort(idx.begin(), idx.end());
+	for (uint64_t j : idx)
+		c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+	if (c.hosts.size() != s.req.nodes || !s.has_required(c.hosts))
+		return false; // blocks with absent hosts: not enough
+	c.free_left = free_total - s.req.nodes;
+	out.push_back(std::move(c));
+	return true;
+}
+
+size_t Placer::windows_in(const Search &s, const Blocks &bl, uint32_t free_total,
+			  std::vector<Candidate> &out) const
+{
+	size_t windows = 0;
+	for (uint64_t first = 0; first + bl.need <= bl.per && windows < kWindowsPerSubtree; first++) {
+		bool ok = true;
+		std::vector<uint64_t> bs;
+		for (uint64_t b = first; b < first + bl.need && ok; b++) {
+			ok = block_usable(s, bl, b, b + 1 == first + bl.need);
+			bs.push_back(b);
+		}
+		if (ok && block_candidate(s, bl, bs, true, free_total, out))
+			windows++;
+	}
+	return windows;
+}
+
+void Placer::scattered_in(const Search &s, const Blocks &bl, uint32_t free_total,
+			  std::vector<Candidate> &out) const
+{
+	std::vector<uint64_t> bs;
+	for (uint64_t b = 0; b < bl.per && bs.size() < bl.full; b++)
+		if (block_usable(s, bl, b, false))
+			bs.push_back(b);
+	if (bs.size() != bl.full)
+		return;
+	if (bl.rest) {
+		// the partial block where the fewest free hosts still hold it
+		uint64_t best = bl.per;
+		uint32_t best_free = UINT32_MAX;
+		for (uint64_t b = 0; b < bl.per; b++) {
+			if (std::find(bs.begin(), bs.end(), b) != bs.end() || !block_usable(s, bl, b, true))
+				continue;
+			auto [lo, hi] = bl.range(b);
+			if (s.counts.free_in(lo, hi) < best_free) {
+				best = b;
+				best_free = s.counts.free_in(lo, hi);
+			}
+		}
+		if (best == bl.per)
+			return;
+		bs.push_back(best);
+	}
+	block_candidate(s, bl, bs, false, free_total, out);
+}
+
 // Candidates inside level-l subtrees: runs of aligned blocks of W_l hosts,
-// contiguous windows first, then the best-fitting whole blocks. Subtrees
+// a few contiguous windows per subtree (the others differ only in
+// position), else the best-fitting whole blocks scattered in it. Subtrees
 // are visited tightest first (fewest free hosts that still hold the job),
 // and the search stops at max_candidates: the ranking prefers best fit.
-void Placer::candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
-			   uint32_t n, const std::vector<HostOrd> &required,
-			   std::vector<Candidate> &out) const
+void Placer::candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const
 {
-	const Pgft &g = tree_.pgft();
-	const uint64_t w = g.W(level), m = g.M(level), hosts = g.hosts();
-	const uint64_t blocks_per = (m + w - 1) / w;
-	const uint64_t full = n / w, rest = n % w;
-	const bool reserve = policy_.remainder == Remainder::reserve;
-	const uint64_t need = full + (rest ? 1 : 0);
-	if (need > blocks_per)
-		return;
-	const auto subs = subtrees_holding(level, counts, n);
-	auto block_range = [&](uint64_t sub, uint64_t b) {
-		uint64_t lo = sub * m + b * w;
-		return std::make_pair(lo, std::min({lo + w, (sub + 1) * m, hosts}));
-	};
-	for (const auto &entry : subs) {
-		// plain names: lambdas cannot capture structured bindings (C++17)
-		const uint32_t free_total = entry.first;
-		const uint64_t sub = entry.second;
+	for (const auto &[free_total, sub] : subtrees_holding(level, s)) {
 		if (out.size() >= policy_.max_candidates)
 			break;
-		auto whole = [&](uint64_t b) {
-			auto [lo, hi] = block_range(sub, b);
-			uint32_t p = counts.present_in(lo, hi);
-			return p > 0 && counts.free_in(lo, hi) == p;
-		};
-		auto usable = [&](uint64_t b, bool last) {
-			if (!last || !rest || reserve)
-				return whole(b);
-			auto [lo, hi] = block_range(sub, b);
-			return counts.free_in(lo, hi) >= rest;
-		};
-		auto make = [&](const std::vector<uint64_t> &bs, bool contiguous) {
-			Candidate c;
-			c.level = level;
-			c.subtree = sub;
-			c.block = w;
-			c.blocks = bs;
-			c.contiguous = contiguous;
-			c.kind = rest == 0 ? PlacementKind::aligned : PlacementKind::unaligned;
-			std::vector<uint64_t> idx;
-			for (size_t i = 0; i < bs.size(); i++) {
-				auto [lo, hi] = block_range(sub, bs[i]);
-				if (i + 1 == bs.size() && rest) {
-					// the partial block: whole leaves first, the rest
-					// where it fits best (contiguous if the block is free)
-					fill(lo, hi, rest, counts, idx);
-					continue;
-				}
-				for (uint64_t j = lo; j < hi; j++) {
-					NodeId id = tree_.node_at(0, j);
-					if (id != kNone && free[fabric_.host_ord(id)])
-						idx.push_back(j);
-				}
-			}
-			// ranks in tree order, as the job will run (and be scored)
-			std::sort(idx.begin(), idx.end());
-			for (uint64_t j : idx)
-				c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
-			if (c.hosts.size() != n)
-				return false; // blocks with absent hosts: not enough
-			for (HostOrd r : required)
-				if (std::find(c.hosts.begin(), c.hosts.end(), r) == c.hosts.end())
-					return false;
-			c.free_left = free_total - n;
-			out.push_back(std::move(c));
-			return true;
-		};
-		// contiguous windows of `need` blocks, the remainder block last; a
-		// few per subtree (the others differ only in position)
-		size_t windows = 0;
-		for (uint64_t s = 0; s + need <= blocks_per && windows < kWindowsPerSubtree; s++) {
-			bool ok = true;
-			std::vector<uint64_t> bs;
-			for (uint64_t b = s; b < s + need && ok; b++) {
-				ok = usable(b, b + 1 == s + need);
-				bs.push_back(b);
-			}
-			if (ok && make(bs, true))
-				windows++;
-		}
-		if (windows)
-			continue;
-		// scattered: whole free blocks in order, the remainder in the block
-		// with the fewest free hosts that still holds it (best fit)
-		std::vector<uint64_t> bs;
-		for (uint64_t b = 0; b < blocks_per && bs.size() < full; b++)
-			if (usable(b, false))
-				bs.push_back(b);
-		if (bs.size() != full)
-			continue;
-		if (rest) {
-			uint64_t best = blocks_per;
-			uint32_t best_free = UINT32_MAX;
-			for (uint64_t b = 0; b < blocks_per; b++) {
-				if (std::find(bs.begin(), bs.end(), b) != bs.end() || !usable(b, true))
-					continue;
-				auto [lo, hi] = block_range(sub, b);
-				if (counts.free_in(lo, hi) < best_free) {
-					best = b;
-					best_free = counts.free_in(lo, hi);
-				}
-			}
-			if (best == blocks_per)
-				continue;
-			bs.push_back(best);
-		}
-		make(bs, false);
+		const Blocks bl(tree_.pgft(), level, sub, s.req.nodes);
+		if (bl.need > bl.per)
+			return;
+		if (!windows_in(s, bl, free_total, out))
+			scattered_in(s, bl, free_total, out);
 	}
 }
 
@@ -473,32 +403,49 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 
 // No aligned block was free: a best fit in each of the tightest level-l
 // subtrees that hold the job.
-void Placer::best_fit_at(unsigned level, const Counts &counts, uint32_t n,
-			 const std::vector<HostOrd> &required, std::vector<Candidate> &out) const
+void Placer::best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
 	const uint64_t m = g.M(level);
-	for (const auto &entry : subtrees_holding(level, counts, n)) {
+	for (const auto &[free_total, sub] : subtrees_holding(level, s)) {
 		if (out.size() >= kWindowsPerSubtree)
 			break;
 		std::vector<uint64_t> idx;
-		fill(entry.second * m, std::min(g.hosts(), (entry.second + 1) * m), n, counts, idx);
+		fill(sub * m, std::min(g.hosts(), (sub + 1) * m), s.req.nodes, s.counts, idx);
 		std::sort(idx.begin(), idx.end());
 		Candidate c;
-		c.level = level;
-		c.subtree = entry.second;
 		c.kind = PlacementKind::best_fit;
+		c.level = level;
+		c.subtree = sub;
 		for (uint64_t j : idx)
 			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
-		bool has_required = true;
-		for (HostOrd r : required)
-			has_required = has_required &&
-				       std::find(c.hosts.begin(), c.hosts.end(), r) != c.hosts.end();
-		if (!has_required)
+		if (!s.has_required(c.hosts))
 			continue;
-		c.free_left = entry.first - n;
+		c.free_left = free_total - s.req.nodes;
 		out.push_back(std::move(c));
 	}
+}
+
+// The required hosts are spread wider than any best fit: they, then free
+// hosts in tree order.
+Candidate Placer::tree_order_candidate(const Search &s) const
+{
+	Candidate c;
+	std::vector<bool> taken(s.free.size(), false);
+	for (HostOrd r : s.req.required) {
+		c.hosts.push_back(r);
+		taken[r] = true;
+	}
+	for (uint64_t j = 0; j < tree_.pgft().hosts() && c.hosts.size() < s.req.nodes; j++) {
+		NodeId id = tree_.node_at(0, j);
+		if (id == kNone)
+			continue;
+		HostOrd h = fabric_.host_ord(id);
+		if (s.free[h] && !taken[h])
+			c.hosts.push_back(h);
+	}
+	sort_tree_order(tree_, c.hosts);
+	return c;
 }
 
 // Keeps the max_candidates best fitting candidates, scores them (all when
@@ -537,10 +484,12 @@ void Placer::score_candidates(std::vector<Candidate> &cands, std::string &why) c
 	cands.swap(kept);
 }
 
-Placement Placer::place(const PlacementRequest &req) const
+// The eligible and free hosts, or the answer when the request cannot be
+// placed (never: too few eligible, a required host ineligible; not_now:
+// too few free, a required host busy).
+std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Placement &p) const
 {
 	const size_t hosts = fabric_.hosts().size();
-	Placement p;
 	if (req.nodes == 0)
 		fail(Status::invalid, "placement: a job of 0 nodes");
 	if (req.eligible.size() != hosts || (!req.busy.empty() && req.busy.size() != hosts))
@@ -553,40 +502,48 @@ Placement Placer::place(const PlacementRequest &req) const
 		if (r >= hosts || !req.eligible[r]) {
 			p.reason = cat("a required node (", fabric_.node_label(fabric_.hosts()[r]),
 				       ") is not eligible");
-			return p;
+			return std::nullopt;
 		}
 	if (eligible < req.nodes) {
 		p.reason = cat(req.nodes, " nodes requested, ", eligible, " eligible");
-		return p;
+		return std::nullopt;
 	}
-	std::vector<bool> free(hosts, false);
+	Search s{req, std::vector<bool>(hosts, false), {}};
 	size_t free_count = 0;
 	for (HostOrd h = 0; h < hosts; h++) {
-		free[h] = req.eligible[h] && tree_.host_index(h) != kNone && !holder_[h] &&
-			  (req.busy.empty() || !req.busy[h]);
-		free_count += free[h];
+		s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone && !holder_[h] &&
+			    (req.busy.empty() || !req.busy[h]);
+		free_count += s.free[h];
 	}
+	p.outcome = Placement::not_now;
 	for (HostOrd r : req.required)
-		if (!free[r]) {
-			p.outcome = Placement::not_now;
+		if (!s.free[r]) {
 			p.reason = cat("required node ", fabric_.node_label(fabric_.hosts()[r]), " is busy");
-			return p;
+			return std::nullopt;
 		}
 	if (free_count < req.nodes) {
-		p.outcome = Placement::not_now;
 		p.reason = cat(req.nodes, " nodes requested, ", free_count, " free now");
-		return p;
+		return std::nullopt;
 	}
 	const Pgft &g = tree_.pgft();
-	Counts counts;
-	counts.free.assign(g.hosts() + 1, 0);
-	counts.present.assign(g.hosts() + 1, 0);
+	s.counts.free.assign(g.hosts() + 1, 0);
+	s.counts.present.assign(g.hosts() + 1, 0);
 	for (uint64_t j = 0; j < g.hosts(); j++) {
 		NodeId id = tree_.node_at(0, j);
 		bool present = id != kNone && req.eligible[fabric_.host_ord(id)];
-		counts.present[j + 1] = counts.present[j] + present;
-		counts.free[j + 1] = counts.free[j] + (present && free[fabric_.host_ord(id)]);
+		s.counts.present[j + 1] = s.counts.present[j] + present;
+		s.counts.free[j + 1] = s.counts.free[j] + (present && s.free[fabric_.host_ord(id)]);
 	}
+	return s;
+}
+
+Placement Placer::place(const PlacementRequest &req) const
+{
+	Placement p;
+	const std::optional<Search> s = search_of(req, p);
+	if (!s)
+		return p;
+	const Pgft &g = tree_.pgft();
 	unsigned smallest = 1; // the smallest level whose subtrees hold N
 	while (smallest < g.h() && g.M(smallest) < req.nodes)
 		smallest++;
@@ -594,38 +551,18 @@ Placement Placer::place(const PlacementRequest &req) const
 	std::vector<Candidate> cands;
 	std::string unroutable;
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
-		candidates_at(l, counts, free, req.nodes, req.required, cands);
+		candidates_at(l, *s, cands);
 		score_candidates(cands, unroutable);
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
-		best_fit_at(l, counts, req.nodes, req.required, cands);
+		best_fit_at(l, *s, cands);
 		score_candidates(cands, unroutable);
 	}
 	if (cands.empty()) {
-		// The required hosts are spread wider than any best fit: they,
-		// then free hosts in tree order.
-		Candidate c;
-		std::vector<bool> taken(hosts, false);
-		for (HostOrd r : req.required) {
-			c.hosts.push_back(r);
-			taken[r] = true;
-		}
-		for (uint64_t j = 0; j < g.hosts() && c.hosts.size() < req.nodes; j++) {
-			NodeId id = tree_.node_at(0, j);
-			if (id == kNone)
-				continue;
-			HostOrd h = fabric_.host_ord(id);
-			if (free[h] && !taken[h])
-				c.hosts.push_back(h);
-		}
-		std::sort(c.hosts.begin(), c.hosts.end(), [&](HostOrd a, HostOrd b) {
-			return tree_.host_index(a) < tree_.host_index(b);
-		});
-		cands.push_back(std::move(c));
+		cands.push_back(tree_order_candidate(*s));
 		score_candidates(cands, unroutable);
 	}
 	if (cands.empty()) {
-		p.outcome = Placement::not_now;
 		p.reason = cat("every candidate is unroutable: ", unroutable);
 		return p;
 	}

@@ -33,11 +33,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lib/fabric/fabric.hpp"
 #include "lib/route/router.hpp"
+#include "lib/score/stages.hpp"
 #include "lib/traffic/pattern.hpp"
 #include "lib/tree/tree.hpp"
 
@@ -157,8 +159,7 @@ private:
 	// pattern of lib/traffic), at least one if the pattern has any.
 	size_t stages_for(size_t n, size_t cap, size_t flows) const;
 	// Plays the prediction's stages of `hosts`: their figures, and into
-	// `peak` each link's busiest load (scratch peak_, left all zero).
-	// `peak` may be null (predict()).
+	// `peak` each link's busiest load. `peak` may be null (predict()).
 	Prediction play_peaks(const std::vector<HostOrd> &hosts,
 			      std::vector<std::pair<PortIdx, uint32_t>> *peak) const;
 	// Free and present hosts before each tree index (prefix sums), so
@@ -168,24 +169,50 @@ private:
 		uint32_t free_in(uint64_t a, uint64_t b) const { return free[b] - free[a]; }
 		uint32_t present_in(uint64_t a, uint64_t b) const { return present[b] - present[a]; }
 	};
-	// Level-l subtrees with at least n free hosts: (free hosts, subtree),
+	// One decision: the request, the hosts free for it, their counts.
+	struct Search {
+		const PlacementRequest &req;
+		std::vector<bool> free; // by host ordinal
+		Counts counts;          // by tree index
+		bool has_required(const std::vector<HostOrd> &hosts) const;
+	};
+	// The blocks of W_l hosts of one level-l subtree, and how a job of n
+	// hosts fills them: `full` whole blocks and `rest` hosts of one more.
+	struct Blocks {
+		Blocks(const Pgft &g, unsigned lvl, uint64_t subtree, uint32_t n);
+		std::pair<uint64_t, uint64_t> range(uint64_t b) const; // tree indexes
+		unsigned level;
+		uint64_t sub, w, m, hosts, per, full, rest, need;
+	};
+	// The request's Search, or nothing with `p` saying why it cannot be
+	// placed (never / not_now).
+	std::optional<Search> search_of(const PlacementRequest &req, Placement &p) const;
+	// Level-l subtrees with at least N free hosts: (free hosts, subtree),
 	// tightest first.
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
-								    const Counts &counts,
-								    uint32_t n) const;
-	void candidates_at(unsigned level, const Counts &counts, const std::vector<bool> &free,
-			   uint32_t n, const std::vector<HostOrd> &required,
-			   std::vector<Candidate> &out) const;
+								    const Search &s) const;
+	// The candidate sources, in the order place() tries them.
+	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
+	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
+	Candidate tree_order_candidate(const Search &s) const;
+	// Pieces of candidates_at(): whether block b can take its share (the
+	// last one maybe partial), the candidate of blocks `bs`, contiguous
+	// windows of blocks (how many), whole blocks scattered in the subtree.
+	bool block_usable(const Search &s, const Blocks &bl, uint64_t b, bool last) const;
+	bool block_candidate(const Search &s, const Blocks &bl, const std::vector<uint64_t> &bs,
+			     bool contiguous, uint32_t free_total, std::vector<Candidate> &out) const;
+	size_t windows_in(const Search &s, const Blocks &bl, uint32_t free_total,
+			  std::vector<Candidate> &out) const;
+	void scattered_in(const Search &s, const Blocks &bl, uint32_t free_total,
+			  std::vector<Candidate> &out) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
 	// the tree; the range must hold that many free hosts.
 	void fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 		  std::vector<uint64_t> &out) const;
-	void best_fit_at(unsigned level, const Counts &counts, uint32_t n,
-			 const std::vector<HostOrd> &required, std::vector<Candidate> &out) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
-	// Plays the sampled stages of a job; for each stage calls
-	// visit(links touched, their loads). Touches only the links its flows
-	// use: a placement scores tens of candidates per decision.
+	// Plays `stages` evenly spread stages of the pattern on `ranks`; for
+	// each calls visit(loads). Costs the flows, not the fabric's size: a
+	// placement scores tens of candidates per decision.
 	template <typename Visit>
 	void play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const;
 	// Keeps the best fitting max_candidates, scores them and drops the
@@ -201,8 +228,11 @@ private:
 	uint32_t last_added_ = 0; // predict() reuses its figures
 	std::vector<uint32_t> holder_;     // by host ordinal: running jobs holding or reserving it
 	std::vector<uint32_t> background_; // by link: sum of the running jobs' peaks
-	mutable std::vector<uint32_t> load_; // scratch, all zero between stages
-	mutable std::vector<uint32_t> peak_; // scratch by link, all zero between calls
+	// Scratch of every play (slurmctld calls the placer under its locks,
+	// one call at a time).
+	mutable StagePlayer player_;
+	mutable LinkPeaks peaks_;
+	mutable Job scratch_job_;
 };
 
 } // namespace qft

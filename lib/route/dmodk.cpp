@@ -155,47 +155,51 @@ unsigned DModK::down_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
 }
 
 // The scoring loop: path() inlined, for a complete tree (no cable checks).
-void DModK::add_loads_complete(const Flow *flows, size_t n, uint32_t *load) const
+// H > 0 fixes h at compile time, so that the level loop unrolls.
+template <unsigned H>
+void DModK::add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const
 {
-	// Locals, not members: the stores to load[] could alias the tables,
+	// Locals, not members: the stores to the loads could alias the tables,
 	// and the compiler would reload every member after each increment.
-	const unsigned h = h_;
+	const unsigned h = H ? H : h_;
 	const size_t hosts = tree_index_.size();
+	const unsigned offsets = offsets_;
 	const uint32_t *subtree = subtree_.data();
 	const uint32_t *src_base = src_base_.data();
 	const DstHop *dst_hop = dst_hop_.data();
 	const PortIdx *const *up_slots = up_slots_.data();
-	uint32_t *__restrict counts = load;
+	LinkLoads::Writer out(loads);
 	for (size_t i = 0; i < n; i++) {
 		const HostOrd src = flows[i].src, dst = flows[i].dst;
-		if (src == dst)
-			continue;
+		if (flows[i].offset >= offsets)
+			fail(Status::invalid, "LID offset ", unsigned(flows[i].offset),
+			     ", expected 0..", offsets - 1, " (LMC ", fabric_.lmc(), ")");
 		const uint32_t *ss = subtree + size_t(src) * (h + 1);
 		const uint32_t *ds = subtree + size_t(dst) * (h + 1);
-		unsigned top = 1; // see common_level()
+		unsigned top = src != dst; // see common_level(); 0: no links
 		for (unsigned l = 1; l < h; l++)
 			top += ss[l] != ds[l];
 		const uint32_t *base = src_base + size_t(src) * h;
 		const DstHop *hop = dst_hop + (size_t(flows[i].offset) * hosts + dst) * h;
 		for (unsigned l = 0; l < top; l++) {
-			counts[up_slots[l][base[l] + hop[l].key]]++;
-			counts[hop[l].down]++;
+			out.add(up_slots[l][base[l] + hop[l].key]);
+			out.add(hop[l].down);
 		}
 	}
 }
 
-void DModK::add_loads(const Flow *flows, size_t n, uint32_t *load) const
+void DModK::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
 {
-	unsigned worst = 0;
-	for (size_t i = 0; i < n; i++)
-		worst = std::max(worst, unsigned(flows[i].offset));
-	if (n && worst >= offsets_)
-		fail(Status::invalid, "LID offset ", worst, ", expected 0..", offsets_ - 1,
-		     " (LMC ", fabric_.lmc(), ")");
-	if (complete_)
-		add_loads_complete(flows, n, load);
-	else
-		Router::add_loads(flows, n, load); // path(): the fallback rule
+	if (!complete_) {
+		Router::add_loads(flows, n, loads); // path(): the fallback rule
+		return;
+	}
+	switch (h_) {
+	case 2: add_loads_complete<2>(flows, n, loads); break;
+	case 3: add_loads_complete<3>(flows, n, loads); break;
+	case 4: add_loads_complete<4>(flows, n, loads); break;
+	default: add_loads_complete<0>(flows, n, loads); break;
+	}
 }
 
 // One switch's entries for every host LID: the first link of the rule's
@@ -214,11 +218,10 @@ void DModK::table_of(NodeId sw, unsigned l, uint64_t idx, const std::vector<uint
 	}
 }
 
-Lfts DModK::tables() const
+void DModK::host_lid_entries(Lfts &lfts) const
 {
 	const Pgft &g = tree_.pgft();
 	const size_t hosts = tree_index_.size();
-	Lfts lfts(fabric_);
 	std::vector<uint32_t> lid(hosts);
 	uint32_t top_lid = 0;
 	for (HostOrd d = 0; d < hosts; d++) {
@@ -235,28 +238,35 @@ Lfts DModK::tables() const
 			lfts.set(sw, top_lid, kNoRoute); // size the table once
 			table_of(sw, l, idx, lid, lfts);
 		}
-	// Switch LIDs: breadth first from each switch over switch cables, on a
-	// compact switch-only adjacency (neighbour, local port), lowest port
-	// first among equally short ways.
+}
+
+namespace {
+
+// Switch LIDs carry management traffic, which no D-Mod-K equation routes:
+// breadth first from each switch over switch cables, on a compact
+// switch-only adjacency (neighbour, local port), lowest port first among
+// equally short ways.
+void switch_lid_entries(const Fabric &fabric, Lfts &lfts)
+{
 	std::vector<NodeId> switches;
-	std::vector<uint32_t> sw_at(fabric_.node_count(), kNone);
-	for (NodeId id = 0; id < fabric_.node_count(); id++)
-		if (fabric_.node(id).type == NodeType::switch_node) {
+	std::vector<uint32_t> sw_at(fabric.node_count(), kNone);
+	for (NodeId id = 0; id < fabric.node_count(); id++)
+		if (fabric.node(id).type == NodeType::switch_node) {
 			sw_at[id] = uint32_t(switches.size());
 			switches.push_back(id);
 		}
 	std::vector<std::vector<std::pair<uint32_t, uint8_t>>> adj(switches.size());
 	for (uint32_t i = 0; i < switches.size(); i++) {
-		const Node &node = fabric_.node(switches[i]);
+		const Node &node = fabric.node(switches[i]);
 		for (unsigned p = 0; p < node.num_ports; p++) {
-			PortIdx peer = fabric_.port(node.first_port + p).peer;
-			if (peer != kNone && sw_at[fabric_.port(peer).node] != kNone)
-				adj[i].push_back({sw_at[fabric_.port(peer).node], uint8_t(p + 1)});
+			PortIdx peer = fabric.port(node.first_port + p).peer;
+			if (peer != kNone && sw_at[fabric.port(peer).node] != kNone)
+				adj[i].push_back({sw_at[fabric.port(peer).node], uint8_t(p + 1)});
 		}
 	}
 	std::vector<uint32_t> dist(switches.size()), queue(switches.size());
 	for (uint32_t ti = 0; ti < switches.size(); ti++) {
-		uint32_t t_lid = fabric_.node(switches[ti]).lid;
+		uint32_t t_lid = fabric.node(switches[ti]).lid;
 		if (!t_lid)
 			continue;
 		std::fill(dist.begin(), dist.end(), UINT32_MAX);
@@ -282,6 +292,15 @@ Lfts DModK::tables() const
 				}
 		}
 	}
+}
+
+} // namespace
+
+Lfts DModK::tables() const
+{
+	Lfts lfts(fabric_);
+	host_lid_entries(lfts);
+	switch_lid_entries(fabric_, lfts);
 	return lfts;
 }
 

@@ -48,7 +48,7 @@ public:
 	unsigned offsets() const override { return offsets_; }
 	unsigned path(HostOrd src, HostOrd dst, unsigned offset,
 		      PortIdx *out) const override;
-	void add_loads(const Flow *flows, size_t n, uint32_t *load) const override;
+	void add_loads(const Flow *flows, size_t n, LinkLoads &loads) const override;
 
 	// q_l(v) of eq. 1, for tests and reports.
 	unsigned up_port(unsigned level, uint64_t v) const;
@@ -82,13 +82,17 @@ private:
 			top += ss[l] != ds[l];
 		return top;
 	}
-	void add_loads_complete(const Flow *flows, size_t n, uint32_t *load) const;
+	template <unsigned H>
+	void add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const;
 	// Ancestor (level, index) of j down to j, the rule's down half.
 	unsigned down_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
 			   PortIdx *out) const;
 	unsigned fallback_path(HostOrd src, HostOrd dst, unsigned offset,
 			       PortIdx *out) const;
 	void check_host(HostOrd h) const;
+	// tables()' entries for host LIDs (every offset) in every tree switch,
+	// whose tables it sizes to the highest LID of the fabric.
+	void host_lid_entries(Lfts &lfts) const;
 	void table_of(NodeId sw, unsigned level, uint64_t index,
 		      const std::vector<uint32_t> &lid, Lfts &lfts) const;
 

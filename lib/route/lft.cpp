@@ -7,10 +7,10 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 #include "lib/common/error.hpp"
+#include "lib/common/file.hpp"
 
 namespace qft {
 
@@ -87,12 +87,7 @@ Lfts parse_lfts(const Fabric &fabric, const std::string &text, const std::string
 
 Lfts load_lfts(const Fabric &fabric, const std::string &path)
 {
-	std::ifstream in(path, std::ios::binary);
-	if (!in)
-		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
-	std::ostringstream buf;
-	buf << in.rdbuf();
-	return parse_lfts(fabric, buf.str(), path);
+	return parse_lfts(fabric, read_file(path), path);
 }
 
 std::string lfts_dump_text(const Fabric &f, const Lfts &lfts)
@@ -141,8 +136,8 @@ std::string lfts_dump_text(const Fabric &f, const Lfts &lfts)
 	return out;
 }
 
-TableRouter::TableRouter(const Fabric &fabric, const Lfts &lfts)
-	: fabric_(fabric), lfts_(lfts), lid_owner_(kMaxLid + 1, kNone)
+TableRouter::TableRouter(const Fabric &fabric, Lfts lfts)
+	: fabric_(fabric), lfts_(std::move(lfts)), lid_owner_(kMaxLid + 1, kNone)
 {
 	unsigned per = 1u << fabric.lmc();
 	for (HostOrd h = 0; h < fabric.hosts().size(); h++) {

@@ -49,7 +49,8 @@ std::string lfts_dump_text(const Fabric &fabric, const Lfts &lfts);
 // Error(unroutable) for a missing entry or a loop, naming switch and LID.
 class TableRouter final : public Router {
 public:
-	TableRouter(const Fabric &fabric, const Lfts &lfts);
+	// Borrows fabric, which must outlive the router; keeps the tables.
+	TableRouter(const Fabric &fabric, Lfts lfts);
 	const char *name() const override { return "lft"; }
 	unsigned offsets() const override { return 1u << fabric_.lmc(); }
 	unsigned path(HostOrd src, HostOrd dst, unsigned offset,
@@ -57,7 +58,7 @@ public:
 
 private:
 	const Fabric &fabric_;
-	const Lfts &lfts_;
+	Lfts lfts_;
 	std::vector<HostOrd> lid_owner_; // LID -> host ordinal (kNone: none)
 };
 

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "lib/fabric/fabric.hpp"
 
@@ -24,6 +25,77 @@ struct Flow {
 	uint8_t offset;
 };
 
+// One stage's flow counts per directed link (indexed by sending port).
+// Sparse: it also lists the links it touched, so that a stage costs its
+// flows and not the fabric's size (a placement scores tens of small
+// candidates per decision). Dense: no list, and max() and clear() scan
+// every link, which vectorises and wins when the flows touch most links
+// (a whole-fabric job).
+class LinkLoads {
+public:
+	// One spare entry: add() writes before it counts.
+	explicit LinkLoads(size_t links) : load_(links, 0), touched_(links + 1) {}
+	// Only between stages (after clear()).
+	void set_sparse(bool sparse) { sparse_ = sparse; }
+	bool sparse() const { return sparse_; }
+
+	// For a routing's inner loop: the count and the arrays in registers
+	// (through the object, every store could alias the count and
+	// serialise the loop). One writer at a time; its destructor hands the
+	// count back, also when the loop throws.
+	class Writer {
+	public:
+		explicit Writer(LinkLoads &loads)
+			: owner_(loads), load_(loads.load_.data()), touched_(loads.touched_.data()),
+			  count_(loads.count_), sparse_(loads.sparse_) {}
+		Writer(const Writer &) = delete;
+		Writer &operator=(const Writer &) = delete;
+		~Writer() { owner_.count_ = count_; }
+		void add(PortIdx link)
+		{
+			if (sparse_) { // listed every time, kept when it was 0: no branch
+				touched_[count_] = link;
+				count_ += load_[link] == 0;
+			}
+			load_[link]++;
+		}
+
+	private:
+		LinkLoads &owner_;
+		uint32_t *__restrict load_;
+		PortIdx *__restrict touched_;
+		size_t count_;
+		const bool sparse_;
+	};
+	void add(PortIdx link) { Writer(*this).add(link); }
+
+	uint32_t operator[](PortIdx link) const { return load_[link]; }
+	size_t links() const { return load_.size(); }
+	// Every link's count, zero where untouched.
+	const std::vector<uint32_t> &dense() const { return load_; }
+	// f(link) for every link with a flow.
+	template <typename F> void for_each(F &&f) const
+	{
+		if (sparse_) {
+			for (size_t i = 0; i < count_; i++)
+				f(touched_[i]);
+			return;
+		}
+		for (PortIdx l = 0; l < PortIdx(load_.size()); l++)
+			if (load_[l])
+				f(l);
+	}
+	// The most flows on one link.
+	uint32_t max() const;
+	void clear();
+
+private:
+	std::vector<uint32_t> load_;
+	std::vector<PortIdx> touched_; // sparse: [0, count_), each link once
+	size_t count_ = 0;
+	bool sparse_ = true;
+};
+
 class Router {
 public:
 	virtual ~Router() = default;
@@ -35,18 +107,25 @@ public:
 	// gives 0. Throws Error(unroutable) naming the hop that has no route.
 	virtual unsigned path(HostOrd src, HostOrd dst, unsigned offset,
 			      PortIdx *out) const = 0;
-	// Adds one to load[link] for every link of every flow. The default
-	// walks path(); a routing may do it faster, with the same result.
-	virtual void add_loads(const Flow *flows, size_t n, uint32_t *load) const;
+	// Adds every link of every flow to `loads`. The default walks path();
+	// a routing may do it faster, with the same result. Throws as path().
+	virtual void add_loads(const Flow *flows, size_t n, LinkLoads &loads) const;
 };
 
 class Tree;
 
-// The routing named `name` ("dmodk") for `fabric` (and its `tree` when the
-// routing needs one). Throws Error(invalid) for an unknown name, listing
-// the known ones.
-std::unique_ptr<Router> make_router(std::string_view name, const Fabric &fabric,
+// The routing a spec names, for `fabric` (and its `tree` when the routing
+// needs one): "dmodk" (closed form), "lft:FILE" (the forwarding tables of
+// an OpenSM dump, ibroute or dump_lfts output). Throws Error(invalid) for
+// an unknown name, listing the known ones, and the errors of reading FILE.
+std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 				    const Tree *tree);
+
+struct RoutingInfo {
+	const char *name, *argument, *summary;
+};
+// The known routings, for usage texts.
+const std::vector<RoutingInfo> &routing_table();
 
 } // namespace qft
 

@@ -1,53 +1,115 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The table of routings, by name. A new routing adds one row here, its
-// test, and its line in qft(1).
+// test, and its line in qft(1) and qft.conf(5).
+#include <algorithm>
 #include <functional>
 
 #include "lib/common/error.hpp"
 #include "lib/route/dmodk.hpp"
+#include "lib/route/lft.hpp"
 #include "lib/route/router.hpp"
 
 namespace qft {
 
-void Router::add_loads(const Flow *flows, size_t n, uint32_t *load) const
+uint32_t LinkLoads::max() const
+{
+	uint32_t m = 0;
+	if (sparse_) {
+		for (size_t i = 0; i < count_; i++)
+			m = std::max(m, load_[touched_[i]]);
+	} else {
+		for (uint32_t c : load_) // branch-free: vectorises
+			m = c > m ? c : m;
+	}
+	return m;
+}
+
+void LinkLoads::clear()
+{
+	if (sparse_) {
+		for (size_t i = 0; i < count_; i++)
+			load_[touched_[i]] = 0;
+	} else {
+		std::fill(load_.begin(), load_.end(), 0);
+	}
+	count_ = 0;
+}
+
+void Router::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
 {
 	PortIdx links[kMaxPathLinks];
+	LinkLoads::Writer out(loads);
 	for (size_t i = 0; i < n; i++) {
 		unsigned len = path(flows[i].src, flows[i].dst, flows[i].offset, links);
 		for (unsigned k = 0; k < len; k++)
-			load[links[k]]++;
+			out.add(links[k]);
 	}
 }
 
 namespace {
 
+using MakeRouter = std::function<std::unique_ptr<Router>(const Fabric &, const Tree *,
+							  const std::string &arg)>;
+
 struct RouterEntry {
-	const char *name;
-	const char *summary;
-	std::function<std::unique_ptr<Router>(const Fabric &, const Tree *)> make;
+	RoutingInfo info;
+	MakeRouter make;
 };
 
-const RouterEntry kRouters[] = {
-	{"dmodk", "closed-form D-Mod-K on the recognised PGFT (seed 000 eq. 1)",
-	 [](const Fabric &f, const Tree *t) -> std::unique_ptr<Router> {
-		 if (!t)
-			 fail(Status::invalid, "routing dmodk needs the fabric's PGFT tree");
-		 return std::make_unique<DModK>(f, *t);
-	 }},
-};
+const std::vector<RouterEntry> &entries()
+{
+	static const std::vector<RouterEntry> table = {
+		{{"dmodk", "", "closed-form D-Mod-K on the recognised PGFT (seed 000 eq. 1)"},
+		 [](const Fabric &f, const Tree *t, const std::string &) -> std::unique_ptr<Router> {
+			 if (!t)
+				 fail(Status::invalid, "routing dmodk needs the fabric's PGFT tree");
+			 return std::make_unique<DModK>(f, *t);
+		 }},
+		{{"lft", "FILE",
+		  "the switches' forwarding tables as the subnet manager programmed them "
+		  "(OpenSM's opensm-lfts.dump, ibroute or dump_lfts output)"},
+		 [](const Fabric &f, const Tree *, const std::string &file) -> std::unique_ptr<Router> {
+			 return std::make_unique<TableRouter>(f, load_lfts(f, file));
+		 }},
+	};
+	return table;
+}
 
 } // namespace
 
-std::unique_ptr<Router> make_router(std::string_view name, const Fabric &fabric,
+const std::vector<RoutingInfo> &routing_table()
+{
+	static const std::vector<RoutingInfo> infos = [] {
+		std::vector<RoutingInfo> v;
+		for (const RouterEntry &e : entries())
+			v.push_back(e.info);
+		return v;
+	}();
+	return infos;
+}
+
+std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 				    const Tree *tree)
 {
+	const size_t colon = spec.find(':');
+	const std::string_view name = spec.substr(0, colon);
+	const std::string arg = colon == std::string_view::npos ? "" : std::string(spec.substr(colon + 1));
 	std::string known;
-	for (const RouterEntry &e : kRouters) {
-		if (name == e.name)
-			return e.make(fabric, tree);
-		known += cat(known.empty() ? "" : ", ", e.name);
+	for (const RouterEntry &e : entries()) {
+		const bool wants_arg = e.info.argument[0] != '\0';
+		known += cat(known.empty() ? "" : ", ", e.info.name, wants_arg ? ":" : "",
+			     e.info.argument);
+		if (name != e.info.name)
+			continue;
+		if (wants_arg && arg.empty())
+			fail(Status::invalid, "routing \"", spec, "\": expected ", e.info.name, ":",
+			     e.info.argument);
+		if (!wants_arg && colon != std::string_view::npos)
+			fail(Status::invalid, "routing \"", spec, "\": ", e.info.name,
+			     " takes no argument");
+		return e.make(fabric, tree, arg);
 	}
-	fail(Status::invalid, "routing \"", name, "\": expected one of ", known);
+	fail(Status::invalid, "routing \"", spec, "\": expected one of ", known);
 }
 
 } // namespace qft

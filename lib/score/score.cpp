@@ -2,12 +2,17 @@
 #include "lib/score/score.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 
 #include "lib/common/error.hpp"
 
 namespace qft {
 
 namespace {
+
+// Fewer stages per thread do not pay for starting it.
+constexpr size_t kStagesPerThread = 64;
 
 void check_job(const Fabric &fabric, const Router &router, const Job &job,
 	       size_t index)
@@ -31,6 +36,101 @@ void check_job(const Fabric &fabric, const Router &router, const Job &job,
 			     ", expected 0..", router.offsets() - 1);
 }
 
+// Mean over flows of 1 / (flows on the busiest link of its path).
+double bandwidth_share(const Router &router, const std::vector<Flow> &flows,
+		       const LinkLoads &loads)
+{
+	PortIdx path[kMaxPathLinks];
+	double sum = 0;
+	for (const Flow &fl : flows) {
+		unsigned len = router.path(fl.src, fl.dst, fl.offset, path);
+		uint32_t worst = 1;
+		for (unsigned k = 0; k < len; k++)
+			worst = std::max(worst, loads[path[k]]);
+		sum += 1.0 / worst;
+	}
+	return sum;
+}
+
+// Directed links that flows of more than one job cross: each job played
+// alone, the first job seen on each link, a second one makes it shared.
+long shared_links(StagePlayer &player, const Pattern &pattern, const std::vector<Job> &jobs,
+		  size_t links)
+{
+	constexpr uint32_t kUnseen = UINT32_MAX, kShared = UINT32_MAX - 1;
+	std::vector<uint32_t> first(links, kUnseen);
+	long shared = 0;
+	for (size_t j = 0; j < jobs.size(); j++)
+		player.play(pattern, &jobs[j], 1,
+			    [&](size_t, const std::vector<Flow> &, const LinkLoads &loads) {
+				    loads.for_each([&](PortIdx l) {
+					    uint32_t &f = first[l];
+					    if (f == kUnseen) {
+						    f = uint32_t(j);
+					    } else if (f != j && f != kShared) {
+						    f = kShared;
+						    shared++;
+					    }
+				    });
+			    });
+	return shared;
+}
+
+// The `keep` links with the highest peaks (then the most stages at it).
+std::vector<LinkPeak> worst_links(const LinkPeaks &peaks, size_t keep)
+{
+	std::vector<PortIdx> order = peaks.links();
+	keep = std::min(keep, order.size());
+	std::partial_sort(order.begin(), order.begin() + keep, order.end(),
+			  [&](PortIdx a, PortIdx b) {
+				  if (peaks.peak(a) != peaks.peak(b))
+					  return peaks.peak(a) > peaks.peak(b);
+				  if (peaks.peak_stages(a) != peaks.peak_stages(b))
+					  return peaks.peak_stages(a) > peaks.peak_stages(b);
+				  return a < b;
+			  });
+	std::vector<LinkPeak> out;
+	for (size_t i = 0; i < keep; i++)
+		out.push_back({order[i], peaks.peak(order[i]), peaks.peak_stages(order[i])});
+	return out;
+}
+
+// What one thread finds over its range of stages.
+struct Part {
+	explicit Part(size_t links) : peaks(links) {}
+	struct Stage {
+		size_t t;
+		uint32_t hsd;
+		size_t flows;
+	};
+	std::vector<Stage> stages;
+	LinkPeaks peaks;
+	double bw_sum = 0;
+	uint64_t bw_flows = 0;
+	std::exception_ptr error;
+};
+
+void play_part(const Fabric &fabric, const Router &router, const Pattern &pattern,
+	       const std::vector<Job> &jobs, const ScoreOptions &opt, size_t first, size_t last,
+	       Part &part)
+{
+	StagePlayer player(fabric, router);
+	player.play(
+		pattern, jobs.data(), jobs.size(),
+		[&](size_t t, const std::vector<Flow> &flows, const LinkLoads &loads) {
+			if (opt.observer)
+				opt.observer(t, flows, loads.dense());
+			if (opt.bandwidth) {
+				part.bw_sum += bandwidth_share(router, flows, loads);
+				part.bw_flows += flows.size();
+			}
+			if (opt.worst_links)
+				part.peaks.add(loads);
+			part.stages.push_back({t, loads.max(), flows.size()});
+		},
+		first, last);
+}
+
 } // namespace
 
 Score score_jobs(const Fabric &fabric, const Router &router,
@@ -40,138 +140,64 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 	for (size_t i = 0; i < jobs.size(); i++)
 		check_job(fabric, router, jobs[i], i);
 
+	// Stages are independent: each thread plays a range of them.
+	const size_t rounds = StagePlayer::rounds(pattern, jobs.data(), jobs.size());
+	size_t threads = opt.observer ? 1 : std::max<size_t>(opt.threads, 1);
+	threads = std::min(threads, std::max<size_t>(rounds / kStagesPerThread, 1));
+	const size_t links = opt.worst_links ? fabric.port_count() : 0;
+	std::vector<Part> parts(threads, Part(links));
+	std::vector<std::thread> workers;
+	for (size_t k = 1; k < threads; k++)
+		workers.emplace_back([&, k] {
+			try {
+				play_part(fabric, router, pattern, jobs, opt, k * rounds / threads,
+					  (k + 1) * rounds / threads, parts[k]);
+			} catch (...) {
+				parts[k].error = std::current_exception();
+			}
+		});
+	try {
+		play_part(fabric, router, pattern, jobs, opt, 0, rounds / threads, parts[0]);
+	} catch (...) {
+		parts[0].error = std::current_exception();
+	}
+	for (std::thread &w : workers)
+		w.join();
+	for (const Part &part : parts)
+		if (part.error)
+			std::rethrow_exception(part.error);
+
 	Score sc;
 	sc.pattern = pattern.name();
-	size_t rounds = 0;
-	for (const Job &j : jobs)
-		rounds = std::max(rounds, pattern.stage_count(uint32_t(j.ranks.size())));
-
-	size_t links = fabric.port_count();
-	bool track_peaks = opt.worst_links > 0;
-	std::vector<uint32_t> load(links, 0);
-	std::vector<uint32_t> peak(track_peaks ? links : 0, 0);
-	std::vector<uint32_t> peak_stages(track_peaks ? links : 0, 0);
-	std::vector<RankPair> pairs;
-	std::vector<Flow> flows;
-	PortIdx path[kMaxPathLinks];
+	uint64_t hsd_sum = 0;
 	double bw_sum = 0;
-	uint64_t bw_flows = 0, hsd_sum = 0;
-
-	for (size_t t = 0; t < rounds; t++) {
-		flows.clear();
-		for (const Job &job : jobs) {
-			uint32_t n = uint32_t(job.ranks.size());
-			if (t >= pattern.stage_count(n))
-				continue;
-			pattern.stage(n, t, pairs);
-			size_t at = flows.size();
-			flows.resize(at + pairs.size());
-			Flow *out = flows.data() + at;
-			const HostOrd *ranks = job.ranks.data();
-			if (job.offsets.empty()) {
-				for (size_t k = 0; k < pairs.size(); k++)
-					out[k] = {ranks[pairs[k].src], ranks[pairs[k].dst], 0};
-			} else {
-				bool by_src = job.lid_choice == LidChoice::source;
-				for (size_t k = 0; k < pairs.size(); k++) {
-					const RankPair &pr = pairs[k];
-					out[k] = {ranks[pr.src], ranks[pr.dst],
-						  job.offsets[by_src ? pr.src : pr.dst]};
-				}
+	uint64_t bw_flows = 0;
+	for (size_t k = 0; k < threads; k++) {
+		for (const Part::Stage &st : parts[k].stages) {
+			sc.stages++;
+			sc.flows += st.flows;
+			sc.stage_hsd.push_back(st.hsd);
+			hsd_sum += st.hsd;
+			if (st.hsd > sc.max_hsd) {
+				sc.max_hsd = st.hsd;
+				sc.max_hsd_stage = st.t;
 			}
+			sc.congested_stages += st.hsd > 1;
 		}
-		if (flows.empty())
-			continue;
-		router.add_loads(flows.data(), flows.size(), load.data());
-		if (opt.observer)
-			opt.observer(t, flows, load);
-		if (opt.bandwidth) {
-			for (const Flow &fl : flows) {
-				unsigned len = router.path(fl.src, fl.dst, fl.offset, path);
-				uint32_t worst = 1;
-				for (unsigned k = 0; k < len; k++)
-					worst = std::max(worst, load[path[k]]);
-				bw_sum += 1.0 / worst;
-			}
-			bw_flows += flows.size();
-		}
-		// One pass over all links: the stage's HSD, each link's peak and
-		// the stages at that peak, and the reset for the next stage.
-		// Runs links x stages times: kept branch-free so that it vectorises,
-		// and per-link peaks are tracked only when a report wants them.
-		uint32_t stage_max = 0;
-		uint32_t *ld = load.data();
-		if (track_peaks) {
-			uint32_t *pk = peak.data(), *ps = peak_stages.data();
-			for (size_t l = 0; l < links; l++) {
-				uint32_t c = ld[l], p = pk[l];
-				stage_max = c > stage_max ? c : stage_max;
-				uint32_t same = uint32_t(c == p) & uint32_t(c != 0);
-				ps[l] = c > p ? 1u : ps[l] + same;
-				pk[l] = c > p ? c : p;
-				ld[l] = 0;
-			}
-		} else {
-			for (size_t l = 0; l < links; l++) {
-				stage_max = ld[l] > stage_max ? ld[l] : stage_max;
-				ld[l] = 0;
-			}
-		}
-		sc.stages++;
-		sc.flows += flows.size();
-		sc.stage_hsd.push_back(stage_max);
-		hsd_sum += stage_max;
-		if (stage_max > sc.max_hsd) {
-			sc.max_hsd = stage_max;
-			sc.max_hsd_stage = t;
-		}
-		if (stage_max > 1)
-			sc.congested_stages++;
+		bw_sum += parts[k].bw_sum;
+		bw_flows += parts[k].bw_flows;
+		if (k)
+			parts[0].peaks.merge(parts[k].peaks);
 	}
 	if (opt.shared_links) {
-		// The first job seen on each link; a second one makes it shared.
-		std::vector<uint32_t> first(links, UINT32_MAX);
-		sc.shared_links = 0;
-		for (size_t j = 0; j < jobs.size(); j++) {
-			uint32_t n = uint32_t(jobs[j].ranks.size());
-			for (size_t t = 0; t < pattern.stage_count(n); t++) {
-				pattern.stage(n, t, pairs);
-				for (const RankPair &pr : pairs) {
-					unsigned len = router.path(jobs[j].ranks[pr.src],
-								   jobs[j].ranks[pr.dst], 0, path);
-					for (unsigned k = 0; k < len; k++) {
-						uint32_t &f = first[path[k]];
-						if (f == UINT32_MAX)
-							f = uint32_t(j);
-						else if (f != j && f != UINT32_MAX - 1) {
-							f = UINT32_MAX - 1; // counted
-							sc.shared_links++;
-						}
-					}
-				}
-			}
-		}
+		StagePlayer player(fabric, router);
+		sc.shared_links = shared_links(player, pattern, jobs, fabric.port_count());
 	}
 	if (sc.stages)
 		sc.avg_hsd = double(hsd_sum) / double(sc.stages);
 	if (opt.bandwidth && bw_flows)
 		sc.bandwidth = bw_sum / double(bw_flows);
-
-	std::vector<PortIdx> order;
-	for (PortIdx l = 0; l < PortIdx(peak.size()); l++)
-		if (peak[l] > 0)
-			order.push_back(l);
-	size_t keep = std::min(opt.worst_links, order.size());
-	std::partial_sort(order.begin(), order.begin() + keep, order.end(),
-			  [&](PortIdx a, PortIdx b) {
-				  if (peak[a] != peak[b])
-					  return peak[a] > peak[b];
-				  if (peak_stages[a] != peak_stages[b])
-					  return peak_stages[a] > peak_stages[b];
-				  return a < b;
-			  });
-	for (size_t i = 0; i < keep; i++)
-		sc.worst_links.push_back({order[i], peak[order[i]], peak_stages[order[i]]});
+	sc.worst_links = worst_links(parts[0].peaks, opt.worst_links);
 	return sc;
 }
 

@@ -5,9 +5,7 @@
 // link. The paper's figure of merit is the average over stages of the
 // per-stage HSD; 1.0 means no stage congests anywhere.
 //
-// Several jobs are scored together by playing their stages in lock-step
-// (stage t of every job that still has a stage t at once) and summing
-// their flows, which measures the interference between jobs.
+// Several jobs are scored together, in lock-step (lib/score/stages.hpp).
 #ifndef QFT_SCORE_SCORE_HPP
 #define QFT_SCORE_SCORE_HPP
 
@@ -18,21 +16,10 @@
 
 #include "lib/fabric/fabric.hpp"
 #include "lib/route/router.hpp"
+#include "lib/score/stages.hpp"
 #include "lib/traffic/pattern.hpp"
 
 namespace qft {
-
-// Which LID offset a flow uses. `source`: every process uses its own
-// node's offset for all destinations (UCX_IB_LID_PATH_BITS, DESIGN 3);
-// `destination`: the sender addresses each destination at the offset that
-// destination chose (needs the MPI layer's help).
-enum class LidChoice { source, destination };
-
-struct Job {
-	std::vector<HostOrd> ranks;     // rank r runs on host ranks[r]
-	std::vector<uint8_t> offsets;   // LID offset per rank; empty: all 0
-	LidChoice lid_choice = LidChoice::source;
-};
 
 struct LinkPeak {
 	PortIdx link;          // sending port
@@ -46,12 +33,15 @@ using StageObserver = std::function<void(size_t stage, const std::vector<Flow> &
 					 const std::vector<uint32_t> &load)>;
 
 struct ScoreOptions {
-	// How many worst links to report; 0 skips the per-link peak tracking
-	// (about a third of the scoring time on a full tree).
+	// How many worst links to report; 0 skips the per-link peak tracking.
 	size_t worst_links = 0;
 	bool bandwidth = false;     // also compute the mean flow bandwidth
 	bool shared_links = false;  // also count links shared between jobs
-	StageObserver observer;     // optional
+	StageObserver observer;     // optional; plays on one thread
+	// Threads that play stages (ranges of them) at once; the figures do
+	// not depend on it. The plugins keep 1: slurmctld's locks are one
+	// thread's.
+	size_t threads = 1;
 };
 
 struct Score {

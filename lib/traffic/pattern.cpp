@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "lib/traffic/pattern.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "lib/common/error.hpp"
@@ -361,6 +363,23 @@ const std::vector<PatternInfo> &pattern_table()
 		return v;
 	}();
 	return infos;
+}
+
+size_t SampledPattern::stage_count(uint32_t n) const
+{
+	return std::min(count_, base_.stage_count(n));
+}
+
+void SampledPattern::stage(uint32_t n, size_t s, std::vector<RankPair> &out) const
+{
+	const size_t all = base_.stage_count(n), taken = stage_count(n);
+	if (taken == all) {
+		base_.stage(n, s, out);
+		return;
+	}
+	const size_t lo = s * all / taken, hi = (s + 1) * all / taken;
+	const double frac = std::fmod(double(s + 1) * 0.6180339887498949, 1.0);
+	base_.stage(n, lo + std::min(hi - lo - 1, size_t(frac * double(hi - lo))), out);
 }
 
 std::unique_ptr<Pattern> make_pattern(std::string_view spec, const Pgft *pgft)

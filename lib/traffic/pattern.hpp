@@ -29,6 +29,26 @@ public:
 	virtual void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const = 0;
 };
 
+// At most `count` stages of `base`, spread evenly over its length: enough
+// to rank placements, a fraction of the cost of playing every stage.
+// Stage s is drawn from its stratum [s all / count, (s+1) all / count) at
+// a golden-ratio offset: a fixed stride aliases with the tree's periods
+// (18 of Shift's 324 stages on 325 ranks at stride 18 are all shifts of
+// 1 mod 18, the same offset in every leaf, and miss the congestion the
+// other residues see); frac(k phi) reaches every residue of the stratum.
+// Borrows `base`.
+class SampledPattern final : public Pattern {
+public:
+	SampledPattern(const Pattern &base, size_t count) : base_(base), count_(count) {}
+	std::string name() const override { return base_.name(); }
+	size_t stage_count(uint32_t n) const override;
+	void stage(uint32_t n, size_t s, std::vector<RankPair> &out) const override;
+
+private:
+	const Pattern &base_;
+	size_t count_;
+};
+
 struct PatternInfo {
 	const char *name;
 	const char *summary;

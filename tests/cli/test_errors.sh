@@ -41,7 +41,7 @@ expect_fail 1 "zero.json:" -- "$QFT" info --fabric "$TMP/zero.json"
 expect_fail 2 "unknown command" -- "$QFT" frobnicate
 expect_fail 2 "unknown option --bogus" -- "$QFT" score --fabric "$TMP/f.json" --bogus
 expect_fail 2 "option --fabric is required" -- "$QFT" score --hosts all
-expect_fail 2 "give exactly one of --hosts and --jobs" -- "$QFT" score --fabric "$TMP/f.json"
+expect_fail 2 "give exactly one of --hosts, --jobs and --batch" -- "$QFT" score --fabric "$TMP/f.json"
 expect_fail 2 "expected a number in 0..127" -- "$QFT" route --fabric "$TMP/f.json" --src n0001 --dst n0002 --lid-offset 999
 expect_fail 1 "LID offset 1, expected 0..0" -- "$QFT" route --fabric "$TMP/f.json" --src n0001 --dst n0009 --lid-offset 1
 expect_fail 1 "host nx is not in the fabric" -- "$QFT" route --fabric "$TMP/f.json" --src nx --dst n0002

@@ -55,4 +55,47 @@ done
 root0=$("$QFT" route --fabric "$TMP/l.json" --src n0001 --dst n0101 --lid-offset 0 | sed -n 3p)
 root1=$("$QFT" route --fabric "$TMP/l.json" --src n0001 --dst n0101 --lid-offset 1 | sed -n 3p)
 [ "$root0" != "$root1" ] && ok "offset 1 takes another root" || bad "same root: $root0"
+
+# --batch: groups separated by blank lines, one JSON object per line, each
+# equal to the separate call (--hosts for a group of one, --jobs else).
+cat >"$TMP/batch" <<'JOBS'
+n[0001-0100]
+
+# a comment line does not end a group
+n[0001-0009,0019-0027]
+n[0010-0018,0037-0045]   # shares leaf up-links with the job above
+
+
+n[0019-0036]
+n[0200-0217],n0300
+JOBS
+for order in tree random:4; do
+	"$QFT" score --fabric "$TMP/f.json" --json --order $order --batch "$TMP/batch" >"$TMP/batch.$order"
+	{
+		score --order $order --hosts 'n[0001-0100]'
+		printf 'n[0001-0009,0019-0027]\nn[0010-0018,0037-0045]\n' >"$TMP/g2"
+		score --order $order --jobs "$TMP/g2"
+		printf 'n[0019-0036]\nn[0200-0217],n0300\n' >"$TMP/g3"
+		score --order $order --jobs "$TMP/g3"
+	} >"$TMP/separate.$order"
+	expect_eq "batch ($order): 3 groups, 3 lines" "$(wc -l <"$TMP/batch.$order")" 3
+	expect_eq "batch ($order) = separate calls" "$(python3 - "$TMP/batch.$order" "$TMP/separate.$order" <<'PY'
+import json, sys
+batch = [json.loads(line) for line in open(sys.argv[1])]
+dec, text, sep = json.JSONDecoder(), open(sys.argv[2]).read(), []
+i = 0
+while text[i:].strip():
+    obj, i = dec.raw_decode(text, len(text) - len(text[i:].lstrip()))
+    sep.append(obj)
+print(batch == sep and len(sep) == 3 and batch[1]["shared_links"] > 0)
+PY
+)" True
+done
+printf 'n[0001-0018]\n\nn[0001-0018]\nn0900\n' >"$TMP/badbatch"
+expect_fail 1 "badbatch:4: " -- "$QFT" score --fabric "$TMP/f.json" --json --batch "$TMP/badbatch"
+printf 'n[0001-0010]\nn[0005-0012]\n' >"$TMP/overbatch"
+expect_fail 1 "overbatch:2: host n0005 is in job 1 and job 2" -- "$QFT" score --fabric "$TMP/f.json" --batch "$TMP/overbatch"
+printf '\n# nothing\n\n' >"$TMP/emptybatch"
+expect_fail 1 "no jobs" -- "$QFT" score --fabric "$TMP/f.json" --batch "$TMP/emptybatch"
+expect_fail 2 "not --batch" -- "$QFT" score --fabric "$TMP/f.json" --batch "$TMP/batch" --flows "$TMP/fl"
 finish

@@ -6,7 +6,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-HARNESS=$HERE/harness.sh
+HARNESS=$REPO/contribs/slurm/harness.sh
 : "${QFT:?QFT must name the qft tool}"
 : "${QFT_PLUGIN_BUILD:?QFT_PLUGIN_BUILD must name the plugin build dir}"
 ROOT=${QFT_TEST_ROOT:-$REPO/build/slurm-tests}

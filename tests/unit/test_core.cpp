@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The routing core against the theorems and figures of seed 000.
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <vector>
 
+#include <unistd.h>
+
+#include "lib/model/model.hpp"
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/place/order.hpp"
 #include "lib/route/dmodk.hpp"
@@ -24,17 +28,21 @@ using qft::test::path_text;
 namespace {
 
 struct Net {
-	Fabric fabric;
-	std::optional<Tree> tree;
-	std::unique_ptr<DModK> router;
+	std::unique_ptr<Model> model;
+	const Fabric &fabric;
+	const Tree *tree;
+	const Router *router;
 
 	explicit Net(const char *tuple, unsigned lmc = 0)
+		: model(std::make_unique<Model>(generate_pgft(Pgft::parse(tuple), gen_lmc(lmc)))),
+		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
+	{
+	}
+	static GenOptions gen_lmc(unsigned lmc)
 	{
 		GenOptions opt;
 		opt.lmc = lmc;
-		fabric = generate_pgft(Pgft::parse(tuple), opt);
-		tree.emplace(Tree::from_fabric(fabric));
-		router = std::make_unique<DModK>(fabric, *tree);
+		return opt;
 	}
 	std::vector<HostOrd> range(uint64_t first, uint64_t count) const
 	{
@@ -207,6 +215,42 @@ void degraded_routes_match_their_tables(void **)
 	}
 }
 
+// Routings by name: the model routes by D-Mod-K until told otherwise;
+// "lft:FILE" reads a dump of the tables and scores exactly as the closed
+// form that wrote them; a bad spec names what is expected and keeps the
+// routing that was there.
+void model_routing_by_name(void **)
+{
+	Net n("2;6,6;1,3;1,2");
+	assert_string_equal(n.model->routing().c_str(), "dmodk");
+	assert_string_equal(n.model->router().name(), "dmodk");
+	DModK d(n.fabric, *n.tree); // outlives the model's, which set_routing() replaces
+	char path[] = "/tmp/qft-test-lft-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	std::string dump = lfts_dump_text(n.fabric, d.tables());
+	assert_int_equal(write(fd, dump.data(), dump.size()), ssize_t(dump.size()));
+	close(fd);
+	const Score closed = n.score(n.range(0, 36));
+	n.model->set_routing(std::string("lft:") + path);
+	assert_string_equal(n.model->router().name(), "lft");
+	n.router = &n.model->router();
+	const Score tables = n.score(n.range(0, 36));
+	assert_int_equal(tables.stages, closed.stages);
+	assert_true(tables.stage_hsd == closed.stage_hsd);
+	for (HostOrd s = 0; s < 36; s += 5)
+		for (HostOrd t = 0; t < 36; t += 7)
+			assert_string_equal(path_text(d, s, t, 0).c_str(),
+					    path_text(n.model->router(), s, t, 0).c_str());
+	unlink(path);
+	expect_error([&] { n.model->set_routing("ftree"); }, Status::invalid,
+		     "expected one of dmodk, lft:FILE");
+	expect_error([&] { n.model->set_routing("lft"); }, Status::invalid, "expected lft:FILE");
+	expect_error([&] { n.model->set_routing("dmodk:x"); }, Status::invalid, "takes no argument");
+	expect_error([&] { n.model->set_routing(std::string("lft:") + path); }, Status::io, path);
+	assert_string_equal(n.model->routing().c_str(), (std::string("lft:") + path).c_str());
+}
+
 // A host without a tree position (its cable cut): the router is built,
 // routes the rest, and reports paths to or from the host unroutable,
 // naming it.
@@ -232,9 +276,10 @@ void dmodk_route_digits(void **)
 {
 	// Eq. 1 on the 1944-host tree: q_l(j) = floor(j / W_l) mod (w_{l+1} p_{l+1}).
 	Net n("3;18,18,6;1,18,6;1,1,3");
-	assert_int_equal(n.router->up_port(0, 1000), 0);
-	assert_int_equal(n.router->up_port(1, 1000), 1000 % 18);
-	assert_int_equal(n.router->up_port(2, 1000), (1000 / 18) % 18);
+	const DModK &d = dynamic_cast<const DModK &>(*n.router); // the fabric's default
+	assert_int_equal(d.up_port(0, 1000), 0);
+	assert_int_equal(d.up_port(1, 1000), 1000 % 18);
+	assert_int_equal(d.up_port(2, 1000), (1000 / 18) % 18);
 	// Down-ports carry one destination each (theorem 2): count the
 	// destinations routed over every down link from all sources.
 	Net s("2;12,12;1,6;1,2");
@@ -262,6 +307,41 @@ void full_shift_is_congestion_free(void **)
 		assert_int_equal(sc.max_hsd, 1);
 		assert_true(sc.avg_hsd == 1.0);
 		assert_int_equal(sc.congested_stages, 0);
+	}
+}
+
+// Threads play ranges of stages: every figure is the same as on one.
+void threads_do_not_change_the_score(void **)
+{
+	Net n("2;18,18;1,18;1,1");
+	std::vector<Job> jobs(3);
+	RankOrder random = RankOrder::parse("random:7");
+	jobs[0].ranks = apply_order(random, n.fabric, n.tree, n.range(0, 150));
+	jobs[1].ranks = n.range(150, 100);
+	jobs[2].ranks = apply_order(random, n.fabric, n.tree, n.range(250, 74));
+	std::unique_ptr<Pattern> p = make_pattern("shift", nullptr);
+	ScoreOptions one;
+	one.worst_links = 20;
+	one.bandwidth = true;
+	one.shared_links = true;
+	const Score a = score_jobs(n.fabric, *n.router, *p, jobs, one);
+	assert_true(a.max_hsd > 1); // random orders congest: the peaks matter
+	for (size_t threads : {2, 3, 8}) {
+		ScoreOptions many = one;
+		many.threads = threads;
+		const Score b = score_jobs(n.fabric, *n.router, *p, jobs, many);
+		assert_true(b.stage_hsd == a.stage_hsd);
+		assert_int_equal(b.flows, a.flows);
+		assert_int_equal(b.max_hsd_stage, a.max_hsd_stage);
+		assert_int_equal(b.congested_stages, a.congested_stages);
+		assert_true(b.bandwidth == a.bandwidth);
+		assert_int_equal(b.shared_links, a.shared_links);
+		assert_int_equal(b.worst_links.size(), a.worst_links.size());
+		for (size_t i = 0; i < a.worst_links.size(); i++) {
+			assert_int_equal(b.worst_links[i].link, a.worst_links[i].link);
+			assert_int_equal(b.worst_links[i].peak, a.worst_links[i].peak);
+			assert_int_equal(b.worst_links[i].peak_stages, a.worst_links[i].peak_stages);
+		}
 	}
 }
 
@@ -626,7 +706,9 @@ int main(void)
 		cmocka_unit_test(degraded_routes_match_their_tables),
 		cmocka_unit_test(host_without_position_is_unroutable),
 		cmocka_unit_test(dmodk_route_digits),
+		cmocka_unit_test(model_routing_by_name),
 		cmocka_unit_test(full_shift_is_congestion_free),
+		cmocka_unit_test(threads_do_not_change_the_score),
 		cmocka_unit_test(random_order_matches_table_3),
 		cmocka_unit_test(aligned_blocks_are_congestion_free),
 		cmocka_unit_test(misaligned_sets_congest),

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 
+#include "lib/model/model.hpp"
 #include "lib/common/random.hpp"
 #include "lib/place/placement.hpp"
 #include "lib/route/dmodk.hpp"
@@ -21,15 +22,15 @@ using namespace qft;
 namespace {
 
 struct World {
-	Fabric fabric;
-	std::optional<Tree> tree;
-	std::unique_ptr<DModK> router;
+	std::unique_ptr<Model> model;
+	const Fabric &fabric;
+	const Tree *tree;
+	const Router *router;
 	std::unique_ptr<Placer> placer;
 	explicit World(Remainder rem = Remainder::exact, const char *tuple = "3;18,18,6;1,18,6;1,1,3")
+		: model(std::make_unique<Model>(generate_pgft(Pgft::parse(tuple), GenOptions()))),
+		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
 	{
-		fabric = generate_pgft(Pgft::parse(tuple), GenOptions());
-		tree.emplace(Tree::from_fabric(fabric));
-		router = std::make_unique<DModK>(fabric, *tree);
 		PlacementPolicy pol;
 		pol.remainder = rem;
 		placer = std::make_unique<Placer>(fabric, *tree, *router, pol);
@@ -219,15 +220,15 @@ void best_fit_when_no_block_is_free(void **)
 // PGFT(2;4,4;1,4;1,1) with cables cut (see tests/unit/degraded.hpp): leaf 3
 // cut off from every spine (cables 28-31) reaches only its own hosts.
 struct Degraded {
-	Fabric fabric;
-	std::optional<Tree> tree;
-	std::unique_ptr<DModK> router;
+	std::unique_ptr<Model> model;
+	const Fabric &fabric;
+	const Tree *tree;
+	const Router *router;
 	std::unique_ptr<Placer> placer;
 	Degraded(const std::vector<size_t> &cut, const std::vector<std::string> &unplace = {})
+		: model(std::make_unique<Model>(test::degraded("2;4,4;1,4;1,1", cut, unplace))),
+		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
 	{
-		fabric = test::degraded("2;4,4;1,4;1,1", cut, unplace);
-		tree.emplace(Tree::from_fabric(fabric));
-		router = std::make_unique<DModK>(fabric, *tree);
 		placer = std::make_unique<Placer>(fabric, *tree, *router, PlacementPolicy());
 	}
 	Placement place(uint32_t n) const

@@ -102,6 +102,16 @@ QFT_EXPORT const char *qft_fabric_host_name(const qft_fabric_t *fabric,
 /* The PGFT tuple of the recognised tree, "" when the fabric has none. */
 QFT_EXPORT const char *qft_fabric_tuple(const qft_fabric_t *fabric);
 
+/* The routing placement and scores assume: "dmodk" (closed-form D-Mod-K,
+ * what a fabric with a tree starts with) or "lft:FILE" (the forwarding
+ * tables the subnet manager programmed: OpenSM's opensm-lfts.dump,
+ * ibroute or dump_lfts output; read now, matched to the switches by GUID).
+ * Placers made on the fabric before must be destroyed first. On failure
+ * (the message names the file and line) the routing is unchanged. */
+QFT_EXPORT qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric,
+					       const char *spec, char **err);
+/* The routing's spec as set, "" when the fabric has none. */
+QFT_EXPORT const char *qft_fabric_routing(const qft_fabric_t *fabric);
 /* Ordinal of the host named `name`, QFT_NONE if the fabric lacks it. */
 QFT_EXPORT size_t qft_fabric_find_host(const qft_fabric_t *fabric,
 				       const char *name);
@@ -127,7 +137,7 @@ QFT_EXPORT qft_status_t qft_tree_order(const qft_fabric_t *fabric,
 				       size_t *perm, char **err);
 
 /* Scores one job on `hosts` (rank order as given) for `pattern` ("shift",
- * "recdbl-tree", ... see qft(1)) under closed-form D-Mod-K. */
+ * "recdbl-tree", ... see qft(1)) under the fabric's routing. */
 QFT_EXPORT qft_status_t qft_score_job(const qft_fabric_t *fabric,
 				      const char *const *hosts, size_t n,
 				      const char *pattern, qft_score_t *out,

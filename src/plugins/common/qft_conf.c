@@ -32,13 +32,57 @@ static const s_p_options_t qft_conf_options[] = {
 	{"SampleStages", S_P_UINT32},
 	{"RankByCongestion", S_P_BOOLEAN},
 	{"HostFileDir", S_P_STRING},
+	{"Routing", S_P_STRING},
+	{"LftFile", S_P_STRING},
 	{NULL}
 };
+
+/* `path` as qft.conf names it: relative to qft.conf's directory. */
+static char *_conf_relative(const qft_conf_t *conf, char *path)
+{
+	char *slash, *out;
+
+	if (path[0] == '/' || !(slash = strrchr(conf->path, '/')))
+		return path;
+	out = xstrndup(conf->path, slash - conf->path + 1);
+	xstrcat(out, path);
+	xfree(path);
+	return out;
+}
+
+/* Routing= and LftFile= as one libqft routing spec. */
+static int _read_routing(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
+{
+	char *routing = NULL, *lft = NULL;
+	int rc = SLURM_SUCCESS;
+
+	s_p_get_string(&routing, "Routing", tbl);
+	s_p_get_string(&lft, "LftFile", tbl);
+	if (!routing || !xstrcasecmp(routing, "dmodk")) {
+		conf->routing = xstrdup("dmodk");
+		if (lft)
+			*why = xstrdup_printf("%s: LftFile= is set but Routing=%s: say Routing=lft to use it",
+					      conf->path, routing ? routing : "dmodk (the default)");
+	} else if (xstrcasecmp(routing, "lft")) {
+		*why = xstrdup_printf("%s: Routing=%s, expected dmodk or lft", conf->path, routing);
+	} else if (!lft || !lft[0]) {
+		*why = xstrdup_printf("%s: Routing=lft needs LftFile= (OpenSM writes opensm-lfts.dump to its dump_files_dir, /var/log by default)",
+				      conf->path);
+	} else {
+		lft = _conf_relative(conf, lft);
+		conf->routing = xstrdup_printf("lft:%s", lft);
+	}
+	if (*why)
+		rc = SLURM_ERROR;
+	xfree(routing);
+	xfree(lft);
+	return rc;
+}
 
 extern int qft_conf_read(qft_conf_t *conf, char **why)
 {
 	s_p_hashtbl_t *tbl;
-	char *fabric = NULL, *format = NULL, *remainder = NULL, *slash;
+	char *fabric = NULL, *format = NULL, *remainder = NULL;
 
 	memset(conf, 0, sizeof(*conf));
 	conf->sample_stages = 32;
@@ -87,6 +131,10 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	/* No default: StateSaveLocation is on the controller, where jobs
 	 * usually cannot read; QFT_HOSTS carries the same list. */
 	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
+	if (_read_routing(conf, tbl, why) != SLURM_SUCCESS) {
+		s_p_hashtbl_destroy(tbl);
+		return SLURM_ERROR;
+	}
 	if (!s_p_get_string(&fabric, "FabricFile", tbl) || !fabric[0]) {
 		*why = xstrdup_printf("%s: FabricFile= is missing", conf->path);
 		xfree(fabric);
@@ -94,14 +142,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 		return SLURM_ERROR;
 	}
 	s_p_hashtbl_destroy(tbl);
-	/* A relative FabricFile is relative to qft.conf's directory. */
-	if (fabric[0] != '/' && (slash = strrchr(conf->path, '/'))) {
-		conf->fabric_file = xstrndup(conf->path, slash - conf->path + 1);
-		xstrcat(conf->fabric_file, fabric);
-		xfree(fabric);
-	} else {
-		conf->fabric_file = fabric;
-	}
+	conf->fabric_file = _conf_relative(conf, fabric);
 	return SLURM_SUCCESS;
 }
 
@@ -112,6 +153,7 @@ extern void qft_conf_free(qft_conf_t *conf)
 	xfree(conf->host_name_regex);
 	xfree(conf->pattern);
 	xfree(conf->hostfile_dir);
+	xfree(conf->routing);
 }
 
 extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, char **why)
@@ -134,6 +176,14 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 	if (!qft_fabric_tuple(*fabric)[0]) {
 		*why = xstrdup_printf("fabric %s has no recognised PGFT tree (generate it with 'qft gen' or recognise it first)",
 				      conf->fabric_file);
+		qft_fabric_destroy(*fabric);
+		*fabric = NULL;
+		return SLURM_ERROR;
+	}
+	if (xstrcmp(conf->routing, qft_fabric_routing(*fabric)) &&
+	    qft_fabric_set_routing(*fabric, conf->routing, &err) != QFT_OK) {
+		*why = xstrdup_printf("%s: Routing: %s", conf->path, err); /* err names the file */
+		qft_free(err);
 		qft_fabric_destroy(*fabric);
 		*fabric = NULL;
 		return SLURM_ERROR;

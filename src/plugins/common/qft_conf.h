@@ -23,6 +23,8 @@ typedef struct {
 	char *fabric_file;          /* FabricFile=, made absolute */
 	qft_fabric_format_t format; /* FabricFormat= */
 	char *host_name_regex;      /* HostNameRegex=, NULL: first word */
+	char *routing;              /* Routing= as a libqft spec: "dmodk" or
+				     * "lft:" LftFile= made absolute */
 	/* select/rlft */
 	bool reserve_remainder;     /* Remainder=exact|reserve */
 	char *pattern;              /* Pattern=, default shift */
@@ -43,7 +45,7 @@ extern void qft_conf_free(qft_conf_t *conf);
 
 /*
  * qft_conf_load_fabric - the fabric qft.conf names, in its format, with a
- *	recognised PGFT tree
+ *	recognised PGFT tree, routed as Routing= says (LftFile= read now)
  * OUT fabric - qft_fabric_destroy() it
  * OUT why - on failure, an xmalloc'd sentence naming the file and the fault
  * RET SLURM_SUCCESS or SLURM_ERROR

@@ -159,6 +159,13 @@ static int _track_running(void *x, void *arg)
 	return 0;
 }
 
+/* Pattern= unset: libqft's default pattern, named here for the job and
+ * the log. */
+static const char *_pattern(void)
+{
+	return rconf.pattern ? rconf.pattern : "shift";
+}
+
 /* qft.conf, and topology/qft's fabric or (another TopologyPlugin) one
  * loaded here; NULL and *why on failure. */
 static qft_shared_fabric_t *_take_fabric(qft_conf_t *conf, bool *own, char **why)
@@ -220,7 +227,7 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tuple(fabric),
 	     lib->fabric_host_count(fabric), rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
-	     rconf.pattern ? rconf.pattern : "shift");
+	     _pattern());
 }
 
 static void _reload(void)
@@ -515,18 +522,28 @@ extern void rlft_not_placed(job_record_t *job_ptr)
 			    "(CPUs, memory or GRES)");
 }
 
+/* Where NAME=... is in the job's supplementary environment, or -1. */
+static int _env_index(const struct job_details *d, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (uint16_t i = 0; i < d->env_cnt; i++)
+		if (!strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=')
+			return i;
+	return -1;
+}
+
 /* Sets NAME=value in the job's supplementary environment (replacing). */
 static void _setenv(job_record_t *job_ptr, const char *name, const char *value)
 {
 	struct job_details *d = job_ptr->details;
-	size_t len = strlen(name);
+	int i = _env_index(d, name);
 
-	for (uint16_t i = 0; i < d->env_cnt; i++)
-		if (!strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=') {
-			xfree(d->env_sup[i]);
-			d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
-			return;
-		}
+	if (i >= 0) {
+		xfree(d->env_sup[i]);
+		d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
+		return;
+	}
 	xrecalloc(d->env_sup, d->env_cnt + 1, sizeof(char *));
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
@@ -534,15 +551,13 @@ static void _setenv(job_record_t *job_ptr, const char *name, const char *value)
 static void _unsetenv(job_record_t *job_ptr, const char *name)
 {
 	struct job_details *d = job_ptr->details;
-	size_t len = strlen(name);
+	int i = _env_index(d, name);
 
-	for (uint16_t i = 0; i < d->env_cnt; i++)
-		if (!strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=') {
-			xfree(d->env_sup[i]);
-			d->env_sup[i] = d->env_sup[--d->env_cnt];
-			d->env_sup[d->env_cnt] = NULL;
-			return;
-		}
+	if (i < 0)
+		return;
+	xfree(d->env_sup[i]);
+	d->env_sup[i] = d->env_sup[--d->env_cnt];
+	d->env_sup[d->env_cnt] = NULL;
 }
 
 /* QFT_HSD_AVG, QFT_HSD_MAX, QFT_HSD_STAGES: only figures libqft computed
@@ -639,15 +654,65 @@ static char *_lid_offsets(size_t n)
 	return out;
 }
 
+/* No chosen_t: rlft passed the job on and cons_tres chose its nodes. */
+static const char *_label(const chosen_t *c)
+{
+	return c ? c->label : "chosen by cons_tres";
+}
+
+/* What the job reads about its placement (qft.conf(5), JOB ENVIRONMENT):
+ * node order, LID offsets, placement and, with HostFileDir=, a hostfile. */
+static void _tell_placement(job_record_t *job_ptr, const size_t *hosts, size_t n,
+			    const char *ranged, const chosen_t *c)
+{
+	char *list = _names(hosts, n, ',');
+	char *offsets = _lid_offsets(n);
+
+	_setenv(job_ptr, "QFT_NODELIST", ranged);
+	_setenv(job_ptr, "QFT_HOSTS", list);
+	_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
+	_setenv(job_ptr, "QFT_PATTERN", _pattern());
+	_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
+	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
+	_setenv(job_ptr, "QFT_PLACEMENT", _label(c));
+	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
+	if (rconf.hostfile_dir) {
+		char *lines = _names(hosts, n, '\n');
+		_write_hostfile(job_ptr, lines);
+		xfree(lines);
+	}
+	xfree(list);
+	xfree(offsets);
+}
+
+/* One line per job at info level, DebugFlags or not: an admin asking why a
+ * job runs where it does finds placement, prediction and cost together.
+ * pred is NULL when libqft gave no prediction. */
+static void _log_begin(job_record_t *job_ptr, size_t n, const char *ranged,
+		       const chosen_t *c, const qft_prediction_t *pred,
+		       const struct timespec *t0)
+{
+	char buf[128];
+
+	if (pred)
+		snprintf(buf, sizeof(buf), "HSD %.3f avg, %u worst over %zu of %zu stages",
+			 pred->avg_hsd, pred->max_hsd, pred->stages_played, pred->stages_total);
+	else
+		snprintf(buf, sizeof(buf), "no HSD prediction");
+	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us",
+	     PFX, job_ptr, n, ranged, _label(c), _pattern(), buf,
+	     c ? c->usec : 0L, c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L,
+	     rlft_usec_since(t0));
+}
+
 extern void rlft_job_begin(job_record_t *job_ptr)
 {
 	size_t n, *hosts;
-	char *list, *offsets, *ranged, buf[128];
+	char *ranged;
 	qft_prediction_t pred;
 	bool predicted;
 	chosen_t *c;
 	uint32_t id = job_ptr->job_id;
-	const char *pattern = rconf.pattern ? rconf.pattern : "shift";
 	struct timespec t0;
 
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
@@ -659,37 +724,13 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		return;
 	}
 	_track_hosts(job_ptr, hosts, n);
-	list = _names(hosts, n, ',');
-	ranged = _ranged(hosts, n);
-	offsets = _lid_offsets(n);
-	_setenv(job_ptr, "QFT_NODELIST", ranged);
-	_setenv(job_ptr, "QFT_HOSTS", list);
-	_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
-	_setenv(job_ptr, "QFT_PATTERN", pattern);
-	predicted = _tell_prediction(job_ptr, hosts, n, &pred);
-	_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
-	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
 	c = list_find_first(chosen, _chosen_find, &id);
-	_setenv(job_ptr, "QFT_PLACEMENT", c ? c->label : "chosen by cons_tres");
-	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
-	if (rconf.hostfile_dir) {
-		char *lines = _names(hosts, n, '\n');
-		_write_hostfile(job_ptr, lines);
-		xfree(lines);
-	}
-	if (predicted)
-		snprintf(buf, sizeof(buf), "HSD %.3f avg, %u worst over %zu of %zu stages",
-			 pred.avg_hsd, pred.max_hsd, pred.stages_played, pred.stages_total);
-	else
-		snprintf(buf, sizeof(buf), "no HSD prediction");
-	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us",
-	     PFX, job_ptr, n, ranged, c ? c->label : "chosen by cons_tres", pattern, buf,
-	     c ? c->usec : 0L, c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L,
-	     rlft_usec_since(&t0));
+	ranged = _ranged(hosts, n);
+	_tell_placement(job_ptr, hosts, n, ranged, c);
+	predicted = _tell_prediction(job_ptr, hosts, n, &pred);
+	_log_begin(job_ptr, n, ranged, c, predicted ? &pred : NULL, &t0);
 	list_delete_all(chosen, _chosen_find, &id);
 	xfree(ranged);
-	xfree(list);
-	xfree(offsets);
 	xfree(hosts);
 }
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The fabric's tree as a topology.conf for Slurm's stock topology/tree:
-// the same switch records topology/qft builds (lib/tree/groups.hpp), so an
+// the same switch records topology/qft builds (lib/slurm/groups.hpp), so an
 // admin can compare the two plugins on one tree.
-#ifndef QFT_TREE_TOPOLOGY_CONF_HPP
-#define QFT_TREE_TOPOLOGY_CONF_HPP
+#ifndef QFT_SLURM_TOPOLOGY_CONF_HPP
+#define QFT_SLURM_TOPOLOGY_CONF_HPP
 
 #include <string>
 

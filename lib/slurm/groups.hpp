@@ -5,8 +5,8 @@
 // floor(j / prod_{k<=l} m_k). Its W_l physical level-l switches all reach
 // exactly these hosts, so they form one Slurm switch record; the group's
 // parent is the level-(l+1) subtree holding it.
-#ifndef QFT_TREE_GROUPS_HPP
-#define QFT_TREE_GROUPS_HPP
+#ifndef QFT_SLURM_GROUPS_HPP
+#define QFT_SLURM_GROUPS_HPP
 
 #include <cstdint>
 #include <string>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "lib/tree/topology_conf.hpp"
+#include "lib/slurm/topology_conf.hpp"
 
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
-#include "lib/tree/groups.hpp"
+#include "lib/slurm/groups.hpp"
 
 namespace qft {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "lib/tree/groups.hpp"
+#include "lib/slurm/groups.hpp"
 
 #include <map>
 

@@ -1,0 +1,361 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""qft-sim: replay one workload through a real slurmctld (front-end mode)
+under several placement policies and compare congestion, utilisation and
+waiting.
+
+For each policy, on the same fabric and the same arrival stream, it starts a
+private front-end cluster (contribs/slurm/harness.sh), submits the jobs with
+sbatch at their time-compressed arrival times (`--wrap "sleep X"`, X the
+run time divided by the compression factor), polls squeue while they run,
+collects every job's allocation, start and end (jobcomp/filetxt), stops the
+cluster, and scores each placement with the routing core (`qft score`):
+alone, and together with the jobs running beside it when it started.
+
+Policies (--policies, default all four):
+  rlft         select/rlft + topology/qft                 (qft.conf: FabricFile)
+  rlft-nocong  select/rlft + topology/qft, RankByCongestion=no
+  cons_tres    select/cons_tres + topology/tree (topology.conf from
+               `qft topology-conf`)
+  linear       select/linear + topology/tree (the same topology.conf)
+and, on request, rlft-reserve: select/rlft with Remainder=reserve.
+
+Synthetic workloads (--synthetic KIND; N = hosts with a Slurm name,
+L = hosts per leaf switch (m_1 of the tuple), P = m_1*m_2 hosts per
+level-2 subtree; every random draw comes from one generator seeded with
+--seed, in a fixed order: sizes, run times, then inter-arrival gaps):
+  normal300  sizes round(Normal(300, 20)) clipped to [2, N] (seed 002,
+             slide 12: 12 jobs of Normal(300,20) on a 4536-host tree);
+             run times LogUniform(600 s, 3600 s); default 12 jobs
+  mixed      small (p=0.50): uniform integer in [1, L];
+             medium (p=0.35): log-uniform integer in (L, M],
+               M = max(2L, min(P, N/8));
+             large (p=0.15): log-uniform integer in (M, N/2];
+             run times LogUniform(300 s, 3600 s); default 250 jobs
+  uniform    sizes uniform integer in [1, N/4]; run times LogUniform(300 s,
+             3600 s)
+  pow2       sizes 2^k, k uniform integer in [0, log2(N/4)]; run times
+             LogUniform(300 s, 3600 s)
+Arrivals are Poisson: gaps Exponential with rate
+lambda = LOAD * N / mean(size * runtime) over the generated jobs, so the
+offered load is LOAD (--load, default 0.9) of the N hosts; the first job
+arrives at 0.
+
+SWF (--swf FILE): the Standard Workload Format of the Parallel Workloads
+Archive, one job per line, 18 blank-separated fields, ';' comments:
+   1 job number          2 submit time (s)      3 wait time (s)
+   4 run time (s)        5 allocated processors 6 average CPU time
+   7 used memory         8 requested processors 9 requested time (s)
+  10 requested memory   11 status (1 completed, 0 failed, 5 cancelled)
+  12 user  13 group  14 executable  15 queue  16 partition
+  17 preceding job      18 think time;  -1 means unknown.
+Used: submit time (2), run time (4), processors (8, or 5 when 8 is -1),
+requested time (9, for the time limit). Size in nodes =
+ceil(processors / --swf-procs-per-node) (default: MaxProcs/MaxNodes of the
+header, else 1). Jobs without a positive run time or size are skipped, jobs
+larger than N are dropped (or clipped with --swf-oversize clip); all are
+counted. Arrivals are shifted to start at 0; --load rescales the gaps to an
+offered load.
+
+Time compression (--compress C, or auto): a job arriving at simulated time
+t is submitted t/C seconds after the start, and sleeps runtime/C seconds
+(at least --min-sleep). Slurm stamps times in whole seconds, so times are
+measured to about C simulated seconds; all reported times are simulated
+(real x C). Slurm's time limits are whole minutes: each job gets
+ceil((1.5 * sleep + 10) / 60) minutes, so backfill plans with coarse limits.
+
+Report (OUT/report.txt, OUT/report.json, OUT/hsd.png, OUT/util.png): per
+policy jobs, utilisation (node-seconds used / (N * makespan)), mean and 95th
+percentile wait, makespan (first submission to last end), share of jobs
+with HSD 1.0 alone, mean and max HSD alone and with neighbours (the
+lock-step score of every multi-node job running at the job's start,
+itself included), and links shared between jobs in that set. HSD figures
+count multi-node jobs only (a 1-node job sends nothing over the fabric).
+Placements are scored by `qft score --batch`, a few processes per policy.
+The plots need python3-matplotlib: contribs/scripts/deps.sh installs it
+(demo.sh and contribs/check.sh run it); without it qft-sim stops before
+any cluster starts, unless --no-plots. qft-sim itself installs nothing.
+
+Exit status: 0 done; 1 bad input, a missing package or a cluster that
+does not start; 3 a
+policy lost a job (submitted != completed + failed + cancelled).
+"""
+
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import sys
+import time
+
+from . import report, workload
+from .cluster import HARNESS
+from .common import REPO, SimError, fmt_dur, log, mean
+from .fabric import prepare_fabric
+from .metrics import RUN_KEYS, summarise
+from .replay import DEFAULT_POLICIES, POLICIES, PolicyRun
+from .scoring import Scorer, score_policy
+
+
+class Sim:
+    """What the modules share about one run: args, out, policies, fabric,
+    jobs, compress, qft, harness, plugin_dir."""
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="qft-sim", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.split("\n\n")[0],
+        epilog="\n\n".join(__doc__.split("\n\n")[1:]))
+    g = p.add_argument_group("fabric (one of)")
+    g.add_argument("--pgft", metavar="TUPLE", help="generate PGFT(h;m..;w..;p..) with qft gen")
+    g.add_argument("--fabric", metavar="FILE", help="a slurm-qft fabric JSON file")
+    g.add_argument("--ibnetdiscover", metavar="FILE", help="ibnetdiscover output (qft import)")
+    g.add_argument("--names", metavar="REGEX", help="host names from node descriptions (import)")
+    g = p.add_argument_group("workload (one of)")
+    g.add_argument("--synthetic", metavar="KIND", help="one of: " + ", ".join(workload.KINDS))
+    g.add_argument("--swf", metavar="FILE", help="Standard Workload Format trace")
+    g.add_argument("--jobs", type=int, help="number of jobs (synthetic: default per kind; "
+                   "SWF: the first N after --swf-skip)")
+    g.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    g.add_argument("--load", type=float, help="offered load (synthetic default 0.9; SWF: "
+                   "rescale the arrival gaps to it)")
+    g.add_argument("--swf-skip", type=int, default=0, help="skip the first N SWF jobs")
+    g.add_argument("--swf-procs-per-node", type=int, help="processors per node (default "
+                   "from the header's MaxProcs/MaxNodes, else 1)")
+    g.add_argument("--swf-oversize", choices=("drop", "clip"), default="drop",
+                   help="jobs larger than the fabric (default drop)")
+    g = p.add_argument_group("time")
+    g.add_argument("--compress", default="auto", help="time compression factor C, or auto "
+                   "(default): the arrivals plus a median run time span --real-span seconds")
+    g.add_argument("--real-span", type=float, default=120.0,
+                   help="auto compression target, real seconds (default 120)")
+    g.add_argument("--min-sleep", type=float, default=1.0,
+                   help="shortest real sleep of a job (default 1.0 s)")
+    g = p.add_argument_group("run")
+    g.add_argument("--policies", default=DEFAULT_POLICIES,
+                   help="comma-separated, from %s (default %s)" % (", ".join(POLICIES),
+                                                                     DEFAULT_POLICIES))
+    g.add_argument("--out", "-o", default=os.path.join(REPO, "build", "sim"),
+                   help="output directory (default build/sim)")
+    g.add_argument("--build", help="slurm-qft build dir (default build/release, else build/dev)")
+    g.add_argument("--harness", default=HARNESS,
+                   help="the cluster harness (default contribs/slurm/harness.sh)")
+    g.add_argument("--kill-ctld-at", type=float, metavar="FRACTION",
+                   help="SIGKILL slurmctld once the stream reaches FRACTION of its jobs "
+                   "(submissions pause --kill-quiet s first), restart it, go on")
+    g.add_argument("--kill-quiet", type=float, default=6.0,
+                   help="seconds without a submission before the kill (default 6; "
+                   "slurmctld saves job state at most every 5 s)")
+    g.add_argument("--poll", type=float, default=1.0, help="squeue polling interval (s)")
+    g.add_argument("--progress-every", type=float, default=10.0,
+                   help="seconds between progress lines when stderr is not a terminal")
+    g.add_argument("--timeout", type=float, help="real seconds per policy before the rest "
+                   "is cancelled (default 3 x the stream + 20 x the longest job + 300)")
+    g.add_argument("--sched-params", default="batch_sched_delay=0,bf_interval=2",
+                   help="SchedulerParameters (default batch_sched_delay=0,bf_interval=2: "
+                   "schedule at most ~1 s after a submission or an end)")
+    g.add_argument("--min-job-age", type=int, default=86400,
+                   help="MinJobAge (default 86400: every job stays in squeue until the "
+                   "end, for the final snapshot of node lists)")
+    g.add_argument("--extra-conf", action="append", default=[], metavar="LINE",
+                   help="extra slurm.conf line (repeatable)")
+    g = p.add_argument_group("scoring and report")
+    g.add_argument("--pattern", default="shift", help="collective scored (default shift)")
+    g.add_argument("--score-workers", type=int, default=2,
+                   help="parallel qft score processes, each scoring a batch (default 2)")
+    g.add_argument("--no-plots", action="store_true", help="no PNGs")
+    g.add_argument("--no-install", action="store_true",
+                   help="kept for old command lines: qft-sim never installs packages "
+                   "(contribs/scripts/deps.sh python3-matplotlib does)")
+    g.add_argument("--title", help="plot title (default: fabric and workload)")
+    g.add_argument("--workload-only", action="store_true",
+                   help="write the fabric and workload (workload.json, workload.swf), print "
+                   "the stream's figures and exit")
+    g.add_argument("--report-only", action="store_true",
+                   help="rebuild the report from OUT/*/jobs.json (no cluster)")
+    return p.parse_args(argv)
+
+
+def find_build(args):
+    if args.build:
+        cands = [args.build]
+    elif os.environ.get("QFT_BUILD"):
+        cands = [os.environ["QFT_BUILD"]]
+    else:
+        cands = [os.path.join(REPO, "build", "release"), os.path.join(REPO, "build", "dev")]
+    for b in cands:
+        qft = os.path.join(b, "contribs", "qft", "qft")
+        plugs = [os.path.join(b, "src", "plugins", "select", "rlft", "select_rlft.so"),
+                 os.path.join(b, "src", "plugins", "topology", "qft", "topology_qft.so")]
+        if os.access(qft, os.X_OK) and all(os.path.exists(p) for p in plugs):
+            return os.path.abspath(b), qft, plugs
+    raise SimError("no build with the qft tool and both plugins in %s "
+                   "(contribs/scripts/build.sh release, or --build DIR)" % ", ".join(cands))
+
+
+def choose_compress(a, jobs):
+    if a.compress != "auto":
+        try:
+            c = float(a.compress)
+        except ValueError:
+            raise SimError("--compress: a number or auto, not %s" % a.compress)
+        if c <= 0:
+            raise SimError("--compress must be > 0")
+        return c
+    rts = sorted(j.runtime for j in jobs)
+    span = jobs[-1].arrival + rts[len(rts) // 2]
+    c = max(1.0, span / a.real_span)
+    # two significant digits
+    e = 10 ** max(0, int(math.floor(math.log10(c))) - 1)
+    return float(max(1, int(round(c / e))) * e)
+
+
+def setup(a):
+    """The run's options checked, before anything is written but OUT."""
+    sim = Sim()
+    sim.args = a
+    sim.out = os.path.abspath(a.out)
+    os.makedirs(sim.out, exist_ok=True)
+    sim.policies = [p.strip() for p in a.policies.split(",") if p.strip()]
+    for p in sim.policies:
+        if p not in POLICIES:
+            raise SimError("unknown policy %s (one of %s)" % (p, ", ".join(POLICIES)))
+    if len(set(sim.policies)) != len(sim.policies):
+        raise SimError("a policy is listed twice in --policies")
+    if a.kill_ctld_at is not None and not 0 < a.kill_ctld_at < 1:
+        raise SimError("--kill-ctld-at takes a fraction in (0, 1), not %g" % a.kill_ctld_at)
+    return sim
+
+
+def prepare_workload(sim):
+    """Fabric and job stream, written to OUT and described on stderr."""
+    a = sim.args
+    sim.fabric = prepare_fabric(a, sim.out, sim.qft)
+    jobs, winfo = workload.build_workload(a, sim.fabric)
+    sim.jobs = jobs
+    sim.compress = choose_compress(a, jobs)
+    offered = sum(j.size * j.runtime for j in jobs) / (
+        sim.fabric.hosts * max(1e-9, jobs[-1].arrival + mean([j.runtime for j in jobs])))
+    workload.describe(jobs, winfo)
+    workload.save(sim.out, jobs, winfo, sim.compress, sim.fabric)
+    floored = sum(1 for j in jobs if j.runtime / sim.compress < a.min_sleep)
+    if winfo.get("kind") == "swf":
+        log("SWF %s: %d lines, %s; %d processors per node" % (
+            a.swf, winfo["counts"]["lines"], ", ".join(
+                "%s %d" % (k, v) for k, v in winfo["counts"].items() if k != "lines"),
+            winfo["procs_per_node"]))
+    log("fabric %s" % sim.fabric.describe())
+    log("workload %s: %d jobs, sizes %d..%d (mean %.1f), run times %s..%s (mean %s), "
+        "arrivals over %s, work/(hosts x (span + mean run)) %.2f" % (
+            winfo.get("kind"), len(jobs), winfo["sizes"]["min"], winfo["sizes"]["max"],
+            winfo["sizes"]["mean"], fmt_dur(winfo["runtimes"]["min"]),
+            fmt_dur(winfo["runtimes"]["max"]), fmt_dur(winfo["runtimes"]["mean"]),
+            fmt_dur(jobs[-1].arrival), offered))
+    log("time compressed %gx: arrivals over %.0f real s, sleeps %.2f..%.2f s (%d jobs raised "
+        "to --min-sleep %.1f s)" % (sim.compress, jobs[-1].arrival / sim.compress,
+                                    max(a.min_sleep, min(j.runtime for j in jobs) / sim.compress),
+                                    max(j.runtime for j in jobs) / sim.compress, floored, a.min_sleep))
+    return winfo
+
+
+def run_policy(sim, scorer, pol, number):
+    """One policy from cluster start to scored jobs: (summary, jobs)."""
+    t_pol = time.time()
+    pr = PolicyRun(sim, pol, number)
+    log("policy %d/%d %s (%s): starting %d-node cluster" % (
+        number, len(sim.policies), pol, POLICIES[pol]["label"], sim.fabric.hosts))
+    try:
+        pr.start_cluster()
+        pr.simulate()
+        pr.snapshot()
+    finally:
+        pr.stop_cluster()
+    jobs_out = pr.collect()
+    t_sc = time.time()
+    score_policy(scorer, jobs_out, pol)
+    pr.times["scoring"] = round(time.time() - t_sc, 1)
+    pr.times["total"] = round(time.time() - t_pol, 1)
+    summary = summarise(jobs_out, sim.fabric.hosts, pr.run_info())
+    with open(os.path.join(pr.dir, "jobs.json"), "w") as f:
+        json.dump({"policy": pol, "summary": summary, "t0": pr.t0, "jobs": jobs_out}, f, indent=1)
+    log("%s: %d/%d completed, util %.1f%%, wait mean %s, HSD 1.0 alone %.1f%%; "
+        "%.0f s (run %.0f s, scoring %.0f s)" % (
+            pol, summary["completed"], summary["jobs"], 100 * (summary["utilisation"] or 0),
+            fmt_dur(summary["wait_mean"]), 100 * (summary["hsd1_alone_share"] or 0),
+            pr.times["total"], pr.times["run"], pr.times["scoring"]))
+    return summary, jobs_out
+
+
+def main(argv):
+    a = parse_args(argv)
+    sim = setup(a)
+    if a.report_only:
+        return report_only(sim)
+    plots_ok = not a.workload_only and report.need_plots(a)
+    build, sim.qft, plugs = find_build(a)
+    sim.harness = os.path.abspath(a.harness)
+    t_all = time.time()
+    log("build %s" % build)
+    winfo = prepare_workload(sim)
+    if a.workload_only:
+        return 0
+    if os.geteuid() != 0:
+        raise SimError("the cluster needs root (slurmd runs as root)")
+    sim.plugin_dir = os.path.join(sim.out, "plugins")
+    os.makedirs(sim.plugin_dir, exist_ok=True)
+    for pl in plugs:
+        shutil.copy2(pl, sim.plugin_dir)
+    if any(POLICIES[p]["select"] == "select/rlft" for p in sim.policies):
+        log("plugins from %s" % build)
+    scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,
+                    os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"))
+
+    def on_signal(signum, frame):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, on_signal)
+    results, jobs_by_policy = {}, {}
+    for i, pol in enumerate(sim.policies, 1):
+        results[pol], jobs_by_policy[pol] = run_policy(sim, scorer, pol, i)
+    rep = report.make_report(sim, winfo, results)
+    rep["times"] = {"total": round(time.time() - t_all, 1)}
+    return report.write_report(sim, rep, jobs_by_policy, plots_ok)
+
+
+def report_only(sim):
+    results, jobs_by_policy = {}, {}
+    order = []
+    for p in sim.policies:
+        path = os.path.join(sim.out, p, "jobs.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            d = json.load(f)
+        with open(os.path.join(sim.out, "report.json")) as f:
+            hosts = json.load(f)["fabric"]["hosts"]
+        results[p] = summarise(d["jobs"], hosts, {k: d["summary"].get(k) for k in RUN_KEYS})
+        jobs_by_policy[p] = d["jobs"]
+        order.append(p)
+    if not results:
+        raise SimError("no %s/*/jobs.json" % sim.out)
+    with open(os.path.join(sim.out, "report.json")) as f:
+        old = json.load(f)
+    sim.policies = order
+    old["policies"] = results
+    old["policies_order"] = order
+    plots_ok = report.need_plots(sim.args)
+    return report.write_report(sim, old, jobs_by_policy, plots_ok)
+
+
+def run(argv):
+    """main() with the exit status of every ending: 1 for a SimError, 130
+    when interrupted."""
+    try:
+        return main(argv)
+    except SimError as e:
+        sys.stderr.write("qft-sim: error: %s\n" % e)
+        return 1
+    except KeyboardInterrupt:
+        sys.stderr.write("\nqft-sim: interrupted\n")
+        return 130

@@ -1,0 +1,137 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A policy's figures from its jobs: accounting (no job lost), utilisation,
+waits, makespan, HSD alone and with neighbours, select/rlft's placements
+by kind, and the busy-node timeline the plot draws."""
+
+from .cluster import FINAL_CANCELLED, FINAL_FAILED, FINAL_OK
+from .common import mean, percentile
+
+# What summarise() copies from a run's record besides the jobs (kept in
+# jobs.json, so --report-only can rebuild the report).
+RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "sbatch_retries", "label",
+            "jobcomp_truncated")
+
+# select/rlft's QFT_PLACEMENT_KIND -> the report's category: a best fit
+# and free hosts in tree order both mean no aligned block was free.
+KIND_CATEGORY = {"aligned": "aligned", "unaligned": "unaligned", "best_fit": "fallback",
+                 "tree_order": "fallback", "cons_tres": "cons_tres"}
+
+
+def placement_kind(kind):
+    """select/rlft's placement kind (QFT_PLACEMENT_KIND) as one of: aligned
+    (whole blocks), unaligned (a size that is not a multiple of the block),
+    fallback (no aligned block free: a best fit down the tree, or free hosts
+    in tree order around required nodes), cons_tres; other when the job's
+    environment did not say."""
+    return KIND_CATEGORY.get(kind, "other")
+
+
+def _share(values, test):
+    return (sum(1 for x in values if test(x)) / len(values)) if values else None
+
+
+def _rlft_figures(jobs, scored):
+    rl = [j["rlft"] for j in jobs if "rlft" in j]
+    if not rl:
+        return None
+    agree = [j for j in scored if "rlft" in j]
+    kinds = {}
+    for j in agree:
+        k = placement_kind(j["rlft"].get("kind"))
+        e = kinds.setdefault(k, {"jobs": 0, "hsd1": 0, "hsd_sum": 0.0})
+        e["jobs"] += 1
+        e["hsd1"] += j["hsd_alone"] <= 1.0 + 1e-9
+        e["hsd_sum"] += j["hsd_alone"]
+    for e in kinds.values():
+        e["hsd_mean"] = e.pop("hsd_sum") / e["jobs"]
+    return {
+        "kinds": kinds,
+        "logged": len(rl),
+        "aligned": sum(1 for r in rl if r.get("kind") == "aligned"),
+        "by_cons_tres": sum(1 for r in rl if r.get("kind") == "cons_tres"),
+        "place_us_mean": mean([r["place_us"] for r in rl]),
+        "predicted_equals_scored": sum(
+            1 for j in agree if abs(j["rlft"]["predicted_avg"] - j["hsd_alone"]) < 0.0015),
+        "compared": len(agree),
+    }
+
+
+def summarise(jobs, hosts, run):
+    st = {}
+    for j in jobs:
+        st[j["state"]] = st.get(j["state"], 0) + 1
+    submitted = sum(1 for j in jobs if "jobid" in j)
+    completed = sum(v for k, v in st.items() if k in FINAL_OK)
+    failed = sum(v for k, v in st.items() if k in FINAL_FAILED)
+    cancelled = sum(v for k, v in st.items() if k in FINAL_CANCELLED)
+    ran = [j for j in jobs if j.get("start") is not None and j.get("end") is not None
+           and j.get("nodelist")]
+    subs = [j["submit"] for j in jobs if j.get("submit") is not None]
+    ends = [j["end"] for j in ran]
+    makespan = (max(ends) - min(subs)) if ran and subs else None
+    used = sum(j["nodes"] * (j["end"] - j["start"]) for j in ran)
+    util = used / (hosts * makespan) if makespan else None
+    waits = [j["wait"] for j in jobs if j.get("wait") is not None]
+    scored = [j for j in jobs if j.get("hsd_alone") is not None]
+    alone = [j["hsd_alone"] for j in scored]
+    neigh = [j["hsd_neigh"] for j in scored if j.get("hsd_neigh") is not None]
+    shared = [j["shared_links"] for j in scored if j.get("shared_links") is not None]
+    s = {
+        "jobs": len(jobs), "submitted": submitted, "completed": completed,
+        "failed": failed, "cancelled": cancelled,
+        "rejected": st.get("REJECTED", 0), "lost": submitted - completed - failed - cancelled,
+        "states": st,
+        "no_job_lost": submitted == completed + failed + cancelled,
+        "utilisation": util, "makespan": makespan,
+        "node_seconds_used": used,
+        "wait_mean": mean(waits), "wait_p95": percentile(waits, 95),
+        "wait_max": max(waits) if waits else None,
+        "scored_jobs": len(scored),
+        "hsd1_alone_share": _share(alone, lambda x: x <= 1.0 + 1e-9),
+        "hsd1_neigh_share": _share(neigh, lambda x: x <= 1.0 + 1e-9),
+        "hsd_alone_mean": mean(alone), "hsd_alone_max": max(alone) if alone else None,
+        "hsd_alone_worst": max((j["hsd_alone_max"] for j in scored), default=None),
+        "hsd_neigh_mean": mean(neigh), "hsd_neigh_max": max(neigh) if neigh else None,
+        "hsd_neigh_worst": max((j["hsd_neigh_max"] for j in scored
+                                if j.get("hsd_neigh_max") is not None), default=None),
+        "shared_links_mean": mean(shared), "shared_links_max": max(shared) if shared else None,
+        "shared_links_share": _share(shared, lambda x: x > 0),
+    }
+    rl = _rlft_figures(jobs, scored)
+    if rl:
+        s["rlft"] = rl
+    s.update(run)
+    return s
+
+
+def timeline(jobs, hosts, bins=120):
+    """Busy-node fraction over simulated time: the time-weighted mean over
+    each of `bins` equal slices from the first submission to the last end.
+    Returns slice mid-points (hours) and fractions."""
+    ran = [j for j in jobs if j.get("start") is not None and j.get("end") is not None
+           and j.get("nodelist")]
+    subs = [j["submit"] for j in jobs if j.get("submit") is not None]
+    if not ran or not subs:
+        return [], []
+    t_a, t_b = min(subs), max(j["end"] for j in ran)
+    if t_b <= t_a:
+        return [], []
+    width = (t_b - t_a) / bins
+    area = [0.0] * bins
+    for j in ran:
+        a, b = j["start"], j["end"]
+        if b <= a:
+            continue
+        i = max(0, int((a - t_a) / width))
+        while i < bins:
+            lo = t_a + i * width
+            hi = lo + width
+            ov = min(b, hi) - max(a, lo)
+            if ov > 0:
+                area[i] += ov * j["nodes"]
+            if hi >= b:
+                break
+            i += 1
+    xs = [(t_a + (i + 0.5) * width) / 3600.0 for i in range(bins)]
+    ys = [area[i] / (width * hosts) for i in range(bins)]
+    return xs, ys

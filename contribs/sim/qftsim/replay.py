@@ -1,0 +1,406 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""One policy's run: its cluster, the job stream submitted at its
+time-compressed arrival times (optionally with slurmctld SIGKILLed
+half-way), polling until every job ended, and every job's final record."""
+
+import math
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+
+from .cluster import (FINAL, Cluster, JobComp, choose_record, env_dump_command,
+                      job_env, parse_slurm_time, rlft_log)
+from .common import SimError, fmt_dur, log
+
+POLICIES = {
+    "rlft": {"select": "select/rlft", "topology": "topology/qft",
+             "qft_conf": [], "label": "select/rlft + topology/qft"},
+    "rlft-nocong": {"select": "select/rlft", "topology": "topology/qft",
+                    "qft_conf": ["RankByCongestion=no"],
+                    "label": "select/rlft (RankByCongestion=no) + topology/qft"},
+    "rlft-reserve": {"select": "select/rlft", "topology": "topology/qft",
+                     "qft_conf": ["Remainder=reserve"],
+                     "label": "select/rlft (Remainder=reserve) + topology/qft"},
+    "cons_tres": {"select": "select/cons_tres", "topology": "topology/tree",
+                  "qft_conf": None, "label": "select/cons_tres + topology/tree"},
+    "linear": {"select": "select/linear", "topology": "topology/tree",
+               "qft_conf": None, "label": "select/linear + topology/tree"},
+}
+DEFAULT_POLICIES = "rlft,rlft-nocong,cons_tres,linear"
+# sbatch answers that retrying will not change
+PERMANENT_SBATCH = ("Requested node configuration is not available",
+                    "Node count specification invalid",
+                    "invalid", "Invalid")
+
+
+class PolicyRun:
+    """One policy: cluster, submissions, polling, collection. `sim` holds
+    the options (args), out, fabric, jobs, compress, policies, harness and
+    plugin_dir."""
+
+    def __init__(self, sim, policy, number):
+        self.sim = sim
+        self.policy = policy
+        self.number = number
+        self.conf = POLICIES[policy]
+        self.rlft = self.conf["select"] == "select/rlft"
+        self.dir = os.path.join(sim.out, policy)
+        self.env_dir = os.path.join(self.dir, "jobenv")
+        self.cluster = Cluster(sim.harness, os.path.join(self.dir, "cluster"),
+                               os.path.join(self.dir, "harness.log"), policy, cwd=self.dir)
+        self.jobcomp = JobComp(os.path.join(self.dir, "jobcomp.txt"))
+        self.lock = threading.Lock()
+        self.jobid = {}            # idx -> Slurm job id
+        self.rejected = {}         # idx -> sbatch message
+        self.submit_wall = {}      # idx -> wall time of the sbatch return
+        self.sbatch_retries = 0
+        self.submit_done = False
+        self.submit_error = None
+        self.stop = threading.Event()
+        self.last_submit = 0.0
+        self.kill = None           # what the slurmctld kill did
+        self.final = {}            # job id -> squeue's view at the end
+        self.lost = {}             # job id -> reason
+        self.missing_since = {}
+        self.timed_out = False
+        self.times = {}
+
+    # -- cluster ----------------------------------------------------------
+    def write_conf(self):
+        """The files beside slurm.conf: qft.conf and the fabric for the
+        rlft policies, topology.conf for the others."""
+        sim = self.sim
+        if self.conf["qft_conf"] is None:
+            return [os.path.join(sim.out, "topology.conf")]
+        cdir = os.path.join(self.dir, "conf")
+        os.makedirs(cdir)
+        with open(os.path.join(cdir, "qft.conf"), "w") as f:
+            f.write("# qft-sim policy %s\nFabricFile=fabric.json\n" % self.policy)
+            if sim.args.pattern != "shift":
+                f.write("Pattern=%s\n" % sim.args.pattern)
+            for line in self.conf["qft_conf"]:
+                f.write(line + "\n")
+        return [os.path.join(cdir, "qft.conf"), sim.fabric.path]
+
+    def start_cluster(self):
+        sim = self.sim
+        if os.path.isdir(self.dir):
+            self.cluster.stop_leftover()
+            shutil.rmtree(self.dir)
+        os.makedirs(self.dir)
+        if self.rlft:
+            os.makedirs(self.env_dir)
+        conf_files = self.write_conf()
+        extra = ["JobCompType=jobcomp/filetxt", "JobCompLoc=%s" % self.jobcomp.path,
+                 "MinJobAge=%d" % sim.args.min_job_age,
+                 "MaxJobCount=%d" % max(10000, 2 * len(sim.jobs) + 100)]
+        if sim.args.sched_params:
+            extra.append("SchedulerParameters=%s" % sim.args.sched_params)
+        extra += sim.args.extra_conf
+        t0 = time.time()
+        try:
+            self.cluster.start(os.path.join(sim.out, "nodes"), sim.plugin_dir,
+                               self.conf["topology"], self.conf["select"], conf_files, extra)
+        finally:
+            self.times["cluster_start"] = round(time.time() - t0, 2)
+
+    def stop_cluster(self):
+        self.cluster.stop()
+
+    # -- submission -------------------------------------------------------
+    def job_name(self, job):
+        return "s%05d" % job.idx
+
+    def sbatch(self, job):
+        C = self.sim.compress
+        sleep = max(self.sim.args.min_sleep, job.runtime / C)
+        limit = max(1, int(math.ceil((1.5 * sleep + 10.0) / 60.0)))
+        name = self.job_name(job)
+        # rlft jobs keep their QFT_ environment: the placement's kind
+        script = (env_dump_command(self.env_dir) if self.rlft else "") + "sleep %.2f" % sleep
+        args = ["--parsable", "-N", str(job.size), "-J", name, "-t", str(limit),
+                "-o", "/dev/null", "--wrap", script]
+        deadline = time.time() + 180
+        delay = 0.5
+        while True:
+            r = self.cluster.client("sbatch", *args)
+            if r is not None and r.returncode == 0:
+                jid = r.stdout.strip().split(";")[0]
+                if jid.isdigit():
+                    return int(jid), None
+            msg = ((r.stderr or r.stdout).strip() if r is not None else "sbatch timed out")
+            if r is not None and any(p in msg for p in PERMANENT_SBATCH):
+                return None, msg
+            # transient (slurmctld restarting, timeout): the job may exist
+            q = self.cluster.client("squeue", "-h", "-n", name, "-o", "%i")
+            if q is not None and q.returncode == 0 and q.stdout.strip():
+                return int(q.stdout.split()[0]), None
+            if time.time() > deadline:
+                return None, "sbatch kept failing: " + msg
+            self.sbatch_retries += 1
+            time.sleep(delay)
+            delay = min(5.0, delay * 2)
+
+    def do_kill(self):
+        """Pause the stream, wait > 5 s after the last submission (state save),
+        SIGKILL slurmctld and start it again on its state."""
+        t0 = time.time()
+        wait = self.sim.args.kill_quiet - (t0 - self.last_submit)
+        if wait > 0:
+            self.stop.wait(wait)
+        t1 = time.time()
+        r = self.cluster.restart(kill=True)
+        with open(os.path.join(self.dir, "restart.log"), "w") as f:
+            f.write(r.stderr + r.stdout)
+        m = re.search(r"RESTART_SECS=([\d.]+)", r.stdout)
+        t2 = time.time()
+        self.kill = {"before_job": None, "quiet_s": round(t1 - self.last_submit, 2),
+                     "restart_s": float(m.group(1)) if m else None,
+                     "pause_s": round(t2 - t0, 2), "ok": r.returncode == 0,
+                     "wall": t1}
+        if r.returncode != 0:
+            raise SimError("policy %s: slurmctld did not come back after the kill:\n%s"
+                           % (self.policy, r.stderr[-1500:]))
+        return t2 - t0
+
+    def submit_loop(self):
+        try:
+            sim = self.sim
+            C = sim.compress
+            shift = 0.0
+            kill_idx = None
+            if sim.args.kill_ctld_at is not None:
+                kill_idx = min(len(sim.jobs) - 1,
+                               max(1, int(math.ceil(sim.args.kill_ctld_at * len(sim.jobs)))))
+            for job in sim.jobs:
+                target = self.t_start + shift + job.arrival / C
+                now = time.time()
+                if target > now and self.stop.wait(target - now):
+                    return
+                if job.idx == kill_idx and self.kill is None:
+                    log("%s: killing slurmctld before job %d of %d (SIGKILL, harness restart --kill)"
+                        % (self.policy, job.idx + 1, len(sim.jobs)))
+                    pause = self.do_kill()
+                    self.kill["before_job"] = job.idx
+                    shift += pause
+                    log("%s: slurmctld back after %.1f s (quiet %.1f s before the kill); "
+                        "the rest of the stream is shifted by %.1f s"
+                        % (self.policy, self.kill["restart_s"] or -1,
+                           self.kill["quiet_s"], pause))
+                jid, err = self.sbatch(job)
+                with self.lock:
+                    if jid is None:
+                        self.rejected[job.idx] = err
+                    else:
+                        self.jobid[job.idx] = jid
+                        self.submit_wall[job.idx] = time.time()
+                    self.last_submit = time.time()
+        except Exception as e:  # reported by the poller
+            self.submit_error = e
+        finally:
+            self.submit_done = True
+
+    # -- polling ----------------------------------------------------------
+    def snapshot(self):
+        """Every job slurmctld still knows (MinJobAge keeps them all), with
+        its full node list."""
+        snap = self.cluster.snapshot()
+        if snap is None:
+            log("%s: squeue for the final snapshot failed" % self.policy)
+            return
+        self.final.update(snap)
+
+    def check_lost(self, queue):
+        """A submitted job that neither squeue nor jobcomp knows for 20 s and
+        that scontrol calls invalid is lost."""
+        now = time.time()
+        with self.lock:
+            ids = list(self.jobid.values())
+        for jid in ids:
+            if jid in self.jobcomp.records or jid in queue or jid in self.lost:
+                self.missing_since.pop(jid, None)
+                continue
+            first = self.missing_since.setdefault(jid, now)
+            if now - first < 20:
+                continue
+            r = self.cluster.client("scontrol", "-o", "show", "job", str(jid))
+            if r is not None and "Invalid job id" in (r.stderr + r.stdout):
+                self.lost[jid] = "unknown to slurmctld and not in jobcomp"
+                log("%s: job %d is LOST (unknown to slurmctld, no jobcomp record)"
+                    % (self.policy, jid))
+
+    def progress(self, queue, force=False):
+        now = time.time()
+        tty = sys.stderr.isatty()
+        every = 2.0 if tty else self.sim.args.progress_every
+        if not force and now - self.last_progress < every:
+            return
+        self.last_progress = now
+        sim = self.sim
+        with self.lock:
+            nsub = len(self.jobid) + len(self.rejected)
+        pend = sum(1 for s, _ in queue.values() if s == "PENDING")
+        runq = [(s, n) for s, n in queue.values() if s in ("RUNNING", "COMPLETING", "CONFIGURING")]
+        busy = sum(n for _, n in runq)
+        done = sum(1 for s, _ in queue.values() if s in FINAL)
+        line = ("[%s %d/%d] %s real, sim %s: submitted %d/%d, pending %d, running %d, "
+                "done %d, busy %d/%d nodes (%.0f%%)" % (
+                    self.policy, self.number, len(sim.policies),
+                    fmt_dur(now - self.t_start), fmt_dur((now - self.t_start) * sim.compress),
+                    nsub, len(sim.jobs), pend, len(runq), done, busy, sim.fabric.hosts,
+                    100.0 * busy / sim.fabric.hosts))
+        if tty:
+            sys.stderr.write("\r\033[K" + line)
+        else:
+            sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+
+    def finished(self, queue):
+        if not self.submit_done:
+            return False
+        with self.lock:
+            ids = list(self.jobid.values())
+        if any(j not in self.jobcomp.records and j not in self.lost and
+               queue.get(j, ("", 0))[0] not in FINAL for j in ids):
+            return False
+        return not any(s not in FINAL for s, _ in queue.values())
+
+    def cancel_rest(self, queue, timeout, submitter):
+        self.timed_out = True
+        log("%s: not done after %.0f s: cancelling what is left" % (self.policy, timeout))
+        self.stop.set()
+        submitter.join(60)
+        left = [str(j) for j, (s, _) in queue.items() if s not in FINAL]
+        if left:
+            self.cluster.client("scancel", *left)
+        end = time.time() + 60
+        while time.time() < end:
+            time.sleep(1)
+            self.jobcomp.read()
+            q = self.cluster.queue()
+            if q is not None and not any(s not in FINAL for s, _ in q.values()):
+                break
+        self.jobcomp.read()
+
+    def simulate(self):
+        sim = self.sim
+        self.t_start = time.time()
+        self.t0 = math.floor(self.t_start)
+        self.last_progress = 0.0
+        self.last_submit = self.t_start
+        planned = sim.jobs[-1].arrival / sim.compress
+        longest = max(max(sim.args.min_sleep, j.runtime / sim.compress) for j in sim.jobs)
+        timeout = sim.args.timeout or (3 * planned + 20 * longest + 300)
+        deadline = self.t_start + timeout
+        th = threading.Thread(target=self.submit_loop, daemon=True)
+        th.start()
+        queue = {}
+        try:
+            while True:
+                time.sleep(sim.args.poll)
+                if self.submit_error:
+                    raise self.submit_error
+                q = self.cluster.queue()
+                self.jobcomp.read()
+                if q is not None:
+                    queue = q
+                    self.check_lost(queue)
+                self.progress(queue)
+                if q is not None and self.finished(queue):
+                    break
+                if time.time() > deadline:
+                    self.cancel_rest(queue, timeout, th)
+                    break
+        finally:
+            self.stop.set()
+            th.join(5)
+            self.progress(queue, force=True)
+            if sys.stderr.isatty():
+                sys.stderr.write("\n")
+        self.times["run"] = round(time.time() - self.t_start, 1)
+
+    # -- collection -------------------------------------------------------
+    def rlft_record(self, jid, logged):
+        """select/rlft's log line for the job, with the kind of placement
+        its environment names (QFT_PLACEMENT_KIND)."""
+        rec = dict(logged)
+        kind = job_env(self.env_dir, jid).get("QFT_PLACEMENT_KIND")
+        if kind:
+            rec["kind"] = kind
+        return rec
+
+    def collect(self):
+        """Every job of the stream with its final record (see choose_record)."""
+        C = self.sim.compress
+        rl = rlft_log(self.cluster.ctld_log()) if self.rlft else {}
+        jobs = []
+        dup = truncated = 0
+        self.jobcomp.flush()
+        for job in self.sim.jobs:
+            d = {"idx": job.idx, "name": self.job_name(job), "size": job.size,
+                 "arrival": round(job.arrival, 1), "runtime": round(job.runtime, 1)}
+            if job.idx in self.rejected:
+                d.update(state="REJECTED", reason=self.rejected[job.idx])
+                jobs.append(d)
+                continue
+            jid = self.jobid.get(job.idx)
+            if jid is None:
+                d.update(state="NOT_SUBMITTED")
+                jobs.append(d)
+                continue
+            d["jobid"] = jid
+            recs = self.jobcomp.records.get(jid, [])
+            snap = self.final.get(jid)
+            if len(recs) > 1:
+                dup += 1
+                d["all_records"] = ["%s %s-%s" % (r.get("JobState"), r.get("StartTime"),
+                                                  r.get("EndTime")) for r in recs]
+            if recs:
+                # the jobcomp record decides state, start and end; squeue's
+                # snapshot gives the full node list and the submit time
+                rec = choose_record(recs)
+                if rec.get("_truncated"):
+                    d["jobcomp_truncated"] = True
+                    truncated += 1
+                state = rec.get("JobState") or (snap or {}).get("state", "UNKNOWN")
+                st, en = parse_slurm_time(rec.get("StartTime")), parse_slurm_time(rec.get("EndTime"))
+                sub = snap["submit"] if snap else parse_slurm_time(rec.get("SubmitTime"))
+                if snap:
+                    nodelist, nodes = snap["nodelist"], snap["nodes"]
+                else:
+                    nodelist = "" if rec.get("_truncated") else rec.get("NodeList") or ""
+                    nodes = int(rec["NodeCnt"]) if rec.get("NodeCnt", "").isdigit() else 0
+            elif snap and snap["state"] in FINAL:
+                d["no_jobcomp_record"] = True
+                state, sub, st, en = snap["state"], snap["submit"], snap["start"], snap["end"]
+                nodelist, nodes = snap["nodelist"], snap["nodes"]
+            else:
+                d["state"] = "LOST" if jid in self.lost else "UNKNOWN"
+                jobs.append(d)
+                continue
+            if nodelist in ("(null)", "None"):
+                nodelist = ""
+            d["state"], d["nodelist"], d["nodes"] = state, nodelist, nodes
+            for key, v in (("submit", sub), ("start", st), ("end", en)):
+                d[key + "_wall"] = v
+                d[key] = None if v is None else round((v - self.t0) * C, 1)
+            if not d["nodelist"]:
+                # never started (cancelled while pending): no run, no wait
+                d["start"] = d["end"] = d["start_wall"] = d["end_wall"] = None
+            elif sub is not None and st is not None:
+                d["wait"] = round(max(0.0, st - sub) * C, 1)
+            if jid in rl:
+                d["rlft"] = self.rlft_record(jid, rl[jid])
+            jobs.append(d)
+        self.duplicates = dup
+        self.truncated = truncated
+        return jobs
+
+    def run_info(self):
+        """What the report keeps of the run besides the jobs."""
+        return {"times": self.times, "kill": self.kill, "timed_out": self.timed_out,
+                "duplicate_records": self.duplicates, "sbatch_retries": self.sbatch_retries,
+                "jobcomp_truncated": self.truncated, "label": self.conf["label"]}

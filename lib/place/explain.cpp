@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/place/explain.hpp"
+
+#include <cstdio>
+
+namespace qft {
+
+std::string explain(const Placement &placement)
+{
+	std::string out;
+	for (const Candidate &c : placement.considered) {
+		// Labels padded to one column, so the figures line up in a log.
+		std::string label = c.label();
+		if (label.size() < 48)
+			label.resize(48, ' ');
+		char figures[96];
+		std::snprintf(figures, sizeof(figures), " HSD %.3f (alone %.3f), %llu free left\n",
+			      c.hsd, c.hsd_alone, (unsigned long long)c.free_left);
+		out += "  " + label + figures;
+	}
+	return out;
+}
+
+} // namespace qft

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""What the simulator reads back from Slurm, without Slurm (make check):
+jobcomp/filetxt lines (cut and run-on records), the record kept around a
+slurmctld kill, and select/rlft's placement kind from the job's
+environment file."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
+
+from qftsim.cluster import (choose_record, env_dump_command, job_env,  # noqa: E402
+                            parse_jobcomp_line)
+from qftsim.metrics import placement_kind  # noqa: E402
+
+REC = ("JobId=%d UserId=root(0) GroupId=root(0) Name=s%05d JobState=%s Partition=all "
+       "TimeLimit=1 StartTime=2026-11-23T10:00:0%d EndTime=2026-11-23T10:00:09 "
+       "NodeList=n[0001-0004] NodeCnt=4 ProcCnt=4 WorkDir=/tmp ExitCode=0:0")
+
+
+class TestJobcomp(unittest.TestCase):
+    def test_one_record(self):
+        (rec,) = parse_jobcomp_line(REC % (7, 6, "COMPLETED", 1))
+        self.assertEqual((rec["JobId"], rec["JobState"], rec["NodeList"], rec["NodeCnt"]),
+                         ("7", "COMPLETED", "n[0001-0004]", "4"))
+        self.assertNotIn("_truncated", rec)
+
+    def test_cut_record_runs_into_the_next(self):
+        # Slurm 22.05 cuts a long record and drops its newline
+        cut = (REC % (7, 6, "COMPLETED", 1)).split(" ProcCnt=")[0]
+        recs = parse_jobcomp_line(cut + REC % (8, 7, "FAILED", 2))
+        self.assertEqual([r["JobId"] for r in recs], ["7", "8"])
+        self.assertEqual([r.get("_truncated") for r in recs], ["1", None])
+
+    def test_first_completed_record_wins(self):
+        recs = [parse_jobcomp_line(REC % (7, 6, s, i))[0]
+                for i, s in enumerate(("COMPLETED", "NODE_FAIL"), 1)]
+        self.assertEqual(choose_record(recs)["StartTime"], "2026-11-23T10:00:01")
+        self.assertEqual(choose_record(recs[::-1])["StartTime"], "2026-11-23T10:00:01")
+        self.assertEqual(choose_record([recs[1]])["JobState"], "NODE_FAIL")
+
+
+class TestPlacementKind(unittest.TestCase):
+    def test_categories(self):
+        self.assertEqual([placement_kind(k) for k in
+                          ("aligned", "unaligned", "best_fit", "tree_order", "cons_tres",
+                           None, "")],
+                         ["aligned", "unaligned", "fallback", "fallback", "cons_tres",
+                          "other", "other"])
+
+    def test_kind_from_the_jobs_environment(self):
+        # what the job's script writes, as sh runs it in the job
+        with tempfile.TemporaryDirectory() as tmp:
+            env = dict(os.environ, SLURM_JOB_ID="42", QFT_PLACEMENT_KIND="best_fit",
+                       QFT_PLACEMENT="L2-0 best fit, 40 hosts (no aligned block was free)",
+                       QFT_HOSTS="n0001,n0002")
+            subprocess.run(["sh", "-c", env_dump_command(tmp) + "true"], env=env, check=True)
+            got = job_env(tmp, 42)
+            self.assertEqual(got["QFT_PLACEMENT_KIND"], "best_fit")
+            self.assertEqual(got["QFT_PLACEMENT"], env["QFT_PLACEMENT"])
+            self.assertNotIn("QFT_HOSTS", got)
+            self.assertEqual(job_env(tmp, 43), {})
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
