@@ -156,7 +156,7 @@ unsigned DModK::down_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
 
 // The scoring loop: path() inlined, for a complete tree (no cable checks).
 // H > 0 fixes h at compile time, so that the level loop unrolls.
-template <unsigned H>
+template <unsigned H, bool Sparse>
 void DModK::add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const
 {
 	// Locals, not members: the stores to the loads could alias the tables,
@@ -168,7 +168,7 @@ void DModK::add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) co
 	const uint32_t *src_base = src_base_.data();
 	const DstHop *dst_hop = dst_hop_.data();
 	const PortIdx *const *up_slots = up_slots_.data();
-	LinkLoads::Writer out(loads);
+	LinkLoads::Writer<Sparse> out(loads);
 	for (size_t i = 0; i < n; i++) {
 		const HostOrd src = flows[i].src, dst = flows[i].dst;
 		if (flows[i].offset >= offsets)
@@ -188,18 +188,27 @@ void DModK::add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) co
 	}
 }
 
+template <bool Sparse>
+void DModK::add_loads_by_height(const Flow *flows, size_t n, LinkLoads &loads) const
+{
+	switch (h_) {
+	case 2: add_loads_complete<2, Sparse>(flows, n, loads); break;
+	case 3: add_loads_complete<3, Sparse>(flows, n, loads); break;
+	case 4: add_loads_complete<4, Sparse>(flows, n, loads); break;
+	default: add_loads_complete<0, Sparse>(flows, n, loads); break;
+	}
+}
+
 void DModK::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
 {
 	if (!complete_) {
 		Router::add_loads(flows, n, loads); // path(): the fallback rule
 		return;
 	}
-	switch (h_) {
-	case 2: add_loads_complete<2>(flows, n, loads); break;
-	case 3: add_loads_complete<3>(flows, n, loads); break;
-	case 4: add_loads_complete<4>(flows, n, loads); break;
-	default: add_loads_complete<0>(flows, n, loads); break;
-	}
+	if (loads.sparse())
+		add_loads_by_height<true>(flows, n, loads);
+	else
+		add_loads_by_height<false>(flows, n, loads);
 }
 
 // One switch's entries for every host LID: the first link of the rule's

@@ -82,8 +82,10 @@ private:
 			top += ss[l] != ds[l];
 		return top;
 	}
-	template <unsigned H>
+	template <unsigned H, bool Sparse>
 	void add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const;
+	template <bool Sparse>
+	void add_loads_by_height(const Flow *flows, size_t n, LinkLoads &loads) const;
 	// Ancestor (level, index) of j down to j, the rule's down half.
 	unsigned down_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
 			   PortIdx *out) const;

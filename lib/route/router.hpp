@@ -21,6 +21,10 @@ constexpr unsigned kMaxPathLinks = 64;
 // One flow of a stage: a source host, a destination host and the LID
 // offset the source addresses the destination at.
 struct Flow {
+	// Left uninitialised: a stage's buffer grows by resize() and is
+	// written at once (value-initialising it cost a tenth of a score).
+	Flow() {}
+	Flow(HostOrd s, HostOrd d, uint8_t o) : src(s), dst(d), offset(o) {}
 	HostOrd src, dst;
 	uint8_t offset;
 };
@@ -41,19 +45,20 @@ public:
 
 	// For a routing's inner loop: the count and the arrays in registers
 	// (through the object, every store could alias the count and
-	// serialise the loop). One writer at a time; its destructor hands the
-	// count back, also when the loop throws.
-	class Writer {
+	// serialise the loop), sparse or dense fixed at compile time (a
+	// routing dispatches on sparse()). One writer at a time; its
+	// destructor hands the count back, also when the loop throws.
+	template <bool Sparse> class Writer {
 	public:
 		explicit Writer(LinkLoads &loads)
 			: owner_(loads), load_(loads.load_.data()), touched_(loads.touched_.data()),
-			  count_(loads.count_), sparse_(loads.sparse_) {}
+			  count_(loads.count_) {}
 		Writer(const Writer &) = delete;
 		Writer &operator=(const Writer &) = delete;
 		~Writer() { owner_.count_ = count_; }
 		void add(PortIdx link)
 		{
-			if (sparse_) { // listed every time, kept when it was 0: no branch
+			if (Sparse) { // listed every time, kept when it was 0: no branch
 				touched_[count_] = link;
 				count_ += load_[link] == 0;
 			}
@@ -65,9 +70,14 @@ public:
 		uint32_t *__restrict load_;
 		PortIdx *__restrict touched_;
 		size_t count_;
-		const bool sparse_;
 	};
-	void add(PortIdx link) { Writer(*this).add(link); }
+	void add(PortIdx link)
+	{
+		if (sparse_)
+			Writer<true>(*this).add(link);
+		else
+			Writer<false>(*this).add(link);
+	}
 
 	uint32_t operator[](PortIdx link) const { return load_[link]; }
 	size_t links() const { return load_.size(); }

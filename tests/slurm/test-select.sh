@@ -97,9 +97,9 @@ for id in $("$BIN/squeue" -h -t R -o %i); do
 	list=$(nodes_of "$id")
 	echo "$list" >>"$T/running.jobs"
 	# seed 000 V-B's multiples of prod(w_k) = 108, and every job the placer
-	# put on whole blocks of its level (QFT_PLACEMENT "(aligned")
+	# put on whole blocks of its level (QFT_PLACEMENT_KIND=aligned)
 	# (a 1-node job has no traffic to score)
-	if [ "$n" -gt 1 ] && { [ $((n % 108)) = 0 ] || grep -q "^QFT_PLACEMENT=.*(aligned" "$T/jobs/$id.env" 2>/dev/null; }; then
+	if [ "$n" -gt 1 ] && { [ $((n % 108)) = 0 ] || grep -qx "QFT_PLACEMENT_KIND=aligned" "$T/jobs/$id.env" 2>/dev/null; }; then
 		echo "$list" >>"$T/aligned2.jobs"
 		n_aligned=$((n_aligned + 1))
 		[ "$(hsd --hosts "$list")" = "1.000 1" ] || { bad_aligned=$((bad_aligned + 1)); say "job $id: $(hsd --hosts "$list")"; }
