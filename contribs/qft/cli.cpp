@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "contribs/qft/cli.hpp"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
@@ -57,6 +54,12 @@ std::string Args::need(const std::string &opt) const
 	return it->second;
 }
 
+void Args::no_positional() const
+{
+	if (!pos_.empty())
+		throw UsageError{"unexpected argument " + pos_[0]};
+}
+
 unsigned long Args::number(const std::string &opt, unsigned long def,
 			   unsigned long max) const
 {
@@ -86,20 +89,12 @@ std::string routing_arg(const Args &args)
 
 namespace {
 
-std::string read_text(const std::string &path)
-{
-	std::ifstream in(path);
-	if (!in)
-		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
-	return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Host list expressions of a file: one or more per line, separated by
 // blanks or commas; '#' to the end of the line is a comment.
 std::vector<std::vector<std::string>> parse_lines(const std::string &path)
 {
 	std::vector<std::vector<std::string>> out;
-	std::string text = read_text(path);
+	std::string text = read_file(path);
 	size_t start = 0, lineno = 0;
 	while (start < text.size()) {
 		size_t end = text.find('\n', start);
@@ -160,17 +155,6 @@ std::vector<std::vector<std::string>> job_lines(const std::string &path)
 	if (jobs.empty())
 		fail(Status::invalid, path, ": no jobs (expected one host list per line)");
 	return jobs;
-}
-
-void write_file(const std::string &path, const std::string &text)
-{
-	std::ofstream out(path, std::ios::trunc);
-	if (!out)
-		fail(Status::io, path, ": cannot write: ", std::strerror(errno));
-	out << text;
-	out.close();
-	if (!out)
-		fail(Status::io, path, ": write error");
 }
 
 } // namespace qft::cli

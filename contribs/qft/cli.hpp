@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/file.hpp"
 #include "lib/fabric/fabric.hpp"
 #include "lib/model/model.hpp"
 
@@ -32,6 +33,8 @@ public:
 	unsigned long number(const std::string &opt, unsigned long def,
 			     unsigned long max) const;
 	const std::vector<std::string> &positional() const { return pos_; }
+	// A UsageError naming the first positional argument, if any.
+	void no_positional() const;
 
 private:
 	std::map<std::string, std::string> opts_;
@@ -51,7 +54,6 @@ std::vector<std::string> host_names(const Fabric &fabric, const std::string &arg
 // One job per non-empty line of FILE.
 std::vector<std::vector<std::string>> job_lines(const std::string &path);
 
-void write_file(const std::string &path, const std::string &text);
 
 int cmd_gen(int argc, char **argv);
 int cmd_route(int argc, char **argv);

@@ -15,8 +15,7 @@ namespace qft::cli {
 int cmd_topology_conf(int argc, char **argv)
 {
 	Args args(argc, argv, 2, {"--fabric", "-o"}, {});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
 	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"),
@@ -32,8 +31,7 @@ int cmd_topology_conf(int argc, char **argv)
 int cmd_lft(int argc, char **argv)
 {
 	Args args(argc, argv, 2, {"--fabric", "-o", "--lmc"}, {});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
 	if (args.has("--lmc"))
 		set_lmc_checked(m->edit_fabric(), unsigned(args.number("--lmc", 0, 7)));

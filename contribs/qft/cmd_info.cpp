@@ -10,8 +10,7 @@ namespace qft::cli {
 int cmd_info(int argc, char **argv)
 {
 	Args args(argc, argv, 2, {"--fabric"}, {});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
 	const Fabric &f = m->fabric();
 	size_t cables = 0;

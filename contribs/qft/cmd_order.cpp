@@ -13,8 +13,7 @@ namespace qft::cli {
 int cmd_order(int argc, char **argv)
 {
 	Args args(argc, argv, 2, {"--fabric", "--hosts"}, {"--hostlist"});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
 	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"),

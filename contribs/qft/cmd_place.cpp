@@ -18,8 +18,7 @@ int cmd_place(int argc, char **argv)
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
 		   "--candidates", "--eligible", "--require", "--routing", "--lft"},
 		  {"--no-congestion", "--explain"});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"), ": the fabric has no PGFT tree");

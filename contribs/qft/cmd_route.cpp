@@ -11,8 +11,7 @@ int cmd_route(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--src", "--dst", "--lid-offset", "--routing", "--lft"}, {});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	const Fabric &f = m->fabric();
 	HostOrd ends[2];

@@ -153,8 +153,7 @@ int cmd_score(int argc, char **argv)
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
 		   "--threads"},
 		  {"--json", "--bandwidth"});
-	if (!args.positional().empty())
-		throw UsageError{"unexpected argument " + args.positional()[0]};
+	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
 		throw UsageError{"give exactly one of --hosts, --jobs and --batch"};
 	if (args.has("--batch") && (args.has("--flows") || args.has("--link-loads")))

@@ -131,48 +131,41 @@ void play_part(const Fabric &fabric, const Router &router, const Pattern &patter
 		first, last);
 }
 
-} // namespace
 
-Score score_jobs(const Fabric &fabric, const Router &router,
-		 const Pattern &pattern, const std::vector<Job> &jobs,
-		 const ScoreOptions &opt)
+// Plays the stages on `threads` threads, each a range of them.
+std::vector<Part> play_parts(const Fabric &fabric, const Router &router, const Pattern &pattern,
+			     const std::vector<Job> &jobs, const ScoreOptions &opt, size_t threads)
 {
-	for (size_t i = 0; i < jobs.size(); i++)
-		check_job(fabric, router, jobs[i], i);
-
-	// Stages are independent: each thread plays a range of them.
 	const size_t rounds = StagePlayer::rounds(pattern, jobs.data(), jobs.size());
-	size_t threads = opt.observer ? 1 : std::max<size_t>(opt.threads, 1);
 	threads = std::min(threads, std::max<size_t>(rounds / kStagesPerThread, 1));
-	const size_t links = opt.worst_links ? fabric.port_count() : 0;
-	std::vector<Part> parts(threads, Part(links));
+	std::vector<Part> parts(threads, Part(opt.worst_links ? fabric.port_count() : 0));
+	auto run = [&](size_t k) {
+		try {
+			play_part(fabric, router, pattern, jobs, opt, k * rounds / threads,
+				  (k + 1) * rounds / threads, parts[k]);
+		} catch (...) {
+			parts[k].error = std::current_exception();
+		}
+	};
 	std::vector<std::thread> workers;
 	for (size_t k = 1; k < threads; k++)
-		workers.emplace_back([&, k] {
-			try {
-				play_part(fabric, router, pattern, jobs, opt, k * rounds / threads,
-					  (k + 1) * rounds / threads, parts[k]);
-			} catch (...) {
-				parts[k].error = std::current_exception();
-			}
-		});
-	try {
-		play_part(fabric, router, pattern, jobs, opt, 0, rounds / threads, parts[0]);
-	} catch (...) {
-		parts[0].error = std::current_exception();
-	}
+		workers.emplace_back(run, k);
+	run(0);
 	for (std::thread &w : workers)
 		w.join();
 	for (const Part &part : parts)
 		if (part.error)
 			std::rethrow_exception(part.error);
+	return parts;
+}
 
+// The parts' stages in order, as one score.
+Score sum_parts(std::vector<Part> &parts, const ScoreOptions &opt)
+{
 	Score sc;
-	sc.pattern = pattern.name();
-	uint64_t hsd_sum = 0;
+	uint64_t hsd_sum = 0, bw_flows = 0;
 	double bw_sum = 0;
-	uint64_t bw_flows = 0;
-	for (size_t k = 0; k < threads; k++) {
+	for (size_t k = 0; k < parts.size(); k++) {
 		for (const Part::Stage &st : parts[k].stages) {
 			sc.stages++;
 			sc.flows += st.flows;
@@ -189,15 +182,32 @@ Score score_jobs(const Fabric &fabric, const Router &router,
 		if (k)
 			parts[0].peaks.merge(parts[k].peaks);
 	}
-	if (opt.shared_links) {
-		StagePlayer player(fabric, router);
-		sc.shared_links = shared_links(player, pattern, jobs, fabric.port_count());
-	}
 	if (sc.stages)
 		sc.avg_hsd = double(hsd_sum) / double(sc.stages);
 	if (opt.bandwidth && bw_flows)
 		sc.bandwidth = bw_sum / double(bw_flows);
 	sc.worst_links = worst_links(parts[0].peaks, opt.worst_links);
+	return sc;
+}
+
+} // namespace
+
+Score score_jobs(const Fabric &fabric, const Router &router,
+		 const Pattern &pattern, const std::vector<Job> &jobs,
+		 const ScoreOptions &opt)
+{
+	for (size_t i = 0; i < jobs.size(); i++)
+		check_job(fabric, router, jobs[i], i);
+	// Stages are independent: threads play ranges of them. The observer
+	// sees them in order, on one.
+	const size_t threads = opt.observer ? 1 : std::max<size_t>(opt.threads, 1);
+	std::vector<Part> parts = play_parts(fabric, router, pattern, jobs, opt, threads);
+	Score sc = sum_parts(parts, opt);
+	sc.pattern = pattern.name();
+	if (opt.shared_links) {
+		StagePlayer player(fabric, router);
+		sc.shared_links = shared_links(player, pattern, jobs, fabric.port_count());
+	}
 	return sc;
 }
 
