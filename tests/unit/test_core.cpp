@@ -20,6 +20,7 @@
 
 #include "tests/unit/cmocka.hpp"
 #include "tests/unit/degraded.hpp"
+#include "tests/unit/model.hpp"
 
 using namespace qft;
 using qft::test::degraded;
@@ -27,23 +28,8 @@ using qft::test::path_text;
 
 namespace {
 
-struct Net {
-	std::unique_ptr<Model> model;
-	const Fabric &fabric;
-	const Tree *tree;
-	const Router *router;
-
-	explicit Net(const char *tuple, unsigned lmc = 0)
-		: model(std::make_unique<Model>(generate_pgft(Pgft::parse(tuple), gen_lmc(lmc)))),
-		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
-	{
-	}
-	static GenOptions gen_lmc(unsigned lmc)
-	{
-		GenOptions opt;
-		opt.lmc = lmc;
-		return opt;
-	}
+struct Net : test::Modelled {
+	explicit Net(const char *tuple, unsigned lmc = 0) : Modelled(generated(tuple, lmc)) {}
 	std::vector<HostOrd> range(uint64_t first, uint64_t count) const
 	{
 		std::vector<HostOrd> v;

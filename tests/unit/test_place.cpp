@@ -16,20 +16,16 @@
 
 #include "tests/unit/cmocka.hpp"
 #include "tests/unit/degraded.hpp"
+#include "tests/unit/model.hpp"
 
 using namespace qft;
 
 namespace {
 
-struct World {
-	std::unique_ptr<Model> model;
-	const Fabric &fabric;
-	const Tree *tree;
-	const Router *router;
+struct World : test::Modelled {
 	std::unique_ptr<Placer> placer;
 	explicit World(Remainder rem = Remainder::exact, const char *tuple = "3;18,18,6;1,18,6;1,1,3")
-		: model(std::make_unique<Model>(generate_pgft(Pgft::parse(tuple), GenOptions()))),
-		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
+		: Modelled(generated(tuple))
 	{
 		PlacementPolicy pol;
 		pol.remainder = rem;
@@ -219,15 +215,10 @@ void best_fit_when_no_block_is_free(void **)
 
 // PGFT(2;4,4;1,4;1,1) with cables cut (see tests/unit/degraded.hpp): leaf 3
 // cut off from every spine (cables 28-31) reaches only its own hosts.
-struct Degraded {
-	std::unique_ptr<Model> model;
-	const Fabric &fabric;
-	const Tree *tree;
-	const Router *router;
+struct Degraded : test::Modelled {
 	std::unique_ptr<Placer> placer;
 	Degraded(const std::vector<size_t> &cut, const std::vector<std::string> &unplace = {})
-		: model(std::make_unique<Model>(test::degraded("2;4,4;1,4;1,1", cut, unplace))),
-		  fabric(model->fabric()), tree(model->tree()), router(&model->router())
+		: Modelled(test::degraded("2;4,4;1,4;1,1", cut, unplace))
 	{
 		placer = std::make_unique<Placer>(fabric, *tree, *router, PlacementPolicy());
 	}
