@@ -17,7 +17,7 @@ int cmd_place(int argc, char **argv)
 	Args args(argc, argv, 2,
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
 		   "--candidates", "--eligible", "--require", "--routing", "--lft"},
-		  {"--no-congestion", "--explain"});
+		  {"--no-congestion", "--explain", "--products"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
@@ -32,6 +32,7 @@ int cmd_place(int argc, char **argv)
 	pol.sample_stages = args.number("--samples", pol.sample_stages, 100000);
 	pol.max_candidates = args.number("--candidates", pol.max_candidates, 100000);
 	pol.rank_by_congestion = !args.has("--no-congestion");
+	pol.products = args.has("--products");
 	Placer placer(f, m->need_tree(), m->router(), pol);
 
 	if (args.has("--running")) {

@@ -17,6 +17,7 @@ constexpr size_t kWindowsPerSubtree = 4;
 const char *placement_kind_name(PlacementKind kind)
 {
 	switch (kind) {
+	case PlacementKind::product: return "product";
 	case PlacementKind::aligned: return "aligned";
 	case PlacementKind::unaligned: return "unaligned";
 	case PlacementKind::best_fit: return "best_fit";
@@ -27,6 +28,8 @@ const char *placement_kind_name(PlacementKind kind)
 
 std::string Candidate::label() const
 {
+	if (kind == PlacementKind::product)
+		return cat("product ", shape, " (", hosts.size(), " hosts)");
 	if (kind == PlacementKind::tree_order)
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
 	if (kind == PlacementKind::best_fit)
@@ -550,6 +553,10 @@ Placement Placer::place(const PlacementRequest &req) const
 	// Each source of candidates in turn, until one gives a routable one.
 	std::vector<Candidate> cands;
 	std::string unroutable;
+	if (policy_.products) {
+		product_candidates(*s, cands);
+		score_candidates(cands, unroutable);
+	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		candidates_at(l, *s, cands);
 		score_candidates(cands, unroutable);

@@ -62,6 +62,9 @@ struct PlacementPolicy {
 	bool rank_by_congestion = true; // false: best fit only
 	size_t max_candidates = 16;     // scored per level
 	size_t flow_budget = kFlowBudget; // SIZE_MAX: no bound
+	// Product shapes first (lib/place/products.cpp); off until the
+	// product-shape issue is complete.
+	bool products = false;
 };
 
 // A job's predicted congestion alone (seed 000 section VII: the average
@@ -85,6 +88,7 @@ struct PlacementRequest {
 
 // What a candidate is, from the most to the least congestion-free.
 enum class PlacementKind {
+	product,    // a product shape S_h x .. x S_1 (lib/place/products.cpp)
 	aligned,    // whole aligned blocks of W_l hosts (N = i W_l)
 	unaligned,  // aligned blocks, the last one partial (N not a multiple)
 	best_fit,   // no aligned block was free: a best fit down one subtree
@@ -102,6 +106,7 @@ struct Candidate {
 	uint64_t block = 0;         // W_level
 	std::vector<uint64_t> blocks; // block indexes within the subtree
 	bool contiguous = false;
+	std::string shape;          // product: "6x7x18", top level first
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
 	uint64_t free_left = 0;     // free hosts left in the subtree
@@ -192,6 +197,7 @@ private:
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
 								    const Search &s) const;
 	// The candidate sources, in the order place() tries them.
+	void product_candidates(const Search &s, std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	Candidate tree_order_candidate(const Search &s) const;
@@ -205,6 +211,14 @@ private:
 			  std::vector<Candidate> &out) const;
 	void scattered_in(const Search &s, const Blocks &bl, uint32_t free_total,
 			  std::vector<Candidate> &out) const;
+	// Pieces of product_candidates() (lib/place/products.cpp): the
+	// factorisations of n over the levels (n_1 first in each), the digit
+	// sets of a free product for one (bit d of sets[l-1]: digit d at
+	// level l), and its candidate.
+	std::vector<std::vector<uint32_t>> factorisations(uint32_t n) const;
+	bool product_for(const Search &s, const std::vector<uint32_t> &n, bool fragments_first,
+			 std::vector<uint64_t> &sets) const;
+	Candidate product_candidate(const Search &s, const std::vector<uint64_t> &sets) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
 	// the tree; the range must hold that many free hosts.
 	void fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
