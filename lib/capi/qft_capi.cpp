@@ -369,6 +369,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 			pol.rank_by_congestion = config->rank_by_congestion != 0;
 			if (config->flow_budget)
 				pol.flow_budget = config->flow_budget;
+			pol.products = config->products != 0;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;
@@ -416,6 +417,7 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 		out->aligned = p.chosen.kind == qft::PlacementKind::aligned;
 		out->kind = qft::placement_kind_name(p.chosen.kind);
 		out->contiguous = p.chosen.contiguous;
+		out->shape = p.chosen.shape.c_str();
 		out->label = placer->label.c_str();
 		out->reason = p.reason.c_str();
 		out->explain = placer->explain.c_str();

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "lib/model/model.hpp"
 #include "lib/common/random.hpp"
@@ -24,11 +25,13 @@ namespace {
 
 struct World : test::Modelled {
 	std::unique_ptr<Placer> placer;
-	explicit World(Remainder rem = Remainder::exact, const char *tuple = "3;18,18,6;1,18,6;1,1,3")
+	explicit World(Remainder rem = Remainder::exact, const char *tuple = "3;18,18,6;1,18,6;1,1,3",
+		       bool products = false)
 		: Modelled(generated(tuple))
 	{
 		PlacementPolicy pol;
 		pol.remainder = rem;
+		pol.products = products;
 		placer = std::make_unique<Placer>(fabric, *tree, *router, pol);
 	}
 	Placement place(uint32_t n) const
@@ -66,6 +69,68 @@ void assert_congestion_free(const World &w, const Candidate &c,
 {
 	assert_int_equal(independent(w, c, beside).max_hsd, 1);
 	assert_true(c.hsd_alone == 1.0 && c.hsd == 1.0);
+}
+
+// --- product shapes (issue 12, docs/product-shapes.md) -------------------
+
+// Jobs of product sizes, placed one after the other on the 1944-host tree:
+// each is a product, congestion-free alone; all together they share no
+// link and play Shift in lock-step without congestion.
+void products_are_congestion_free_and_disjoint(void **)
+{
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	std::vector<std::vector<HostOrd>> placed;
+	std::vector<Job> jobs;
+	for (uint32_t n : {70u, 110u, 108u, 192u, 200u, 20u, 36u, 7u, 54u, 90u}) {
+		Placement p = w.place(n);
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_true(p.chosen.kind == PlacementKind::product);
+		assert_int_equal(p.chosen.hosts.size(), n);
+		assert_congestion_free(w, p.chosen);
+		w.placer->add_running(uint32_t(placed.size() + 1), p.chosen.hosts);
+		placed.push_back(p.chosen.hosts);
+		jobs.push_back(Job{p.chosen.hosts, {}, LidChoice::source});
+	}
+	ScoreOptions opt;
+	opt.shared_links = true;
+	auto shift = make_pattern("shift", &w.tree->pgft());
+	Score all = score_jobs(w.fabric, *w.router, *shift, jobs, opt);
+	assert_int_equal(all.shared_links, 0);
+	assert_int_equal(all.max_hsd, 1);
+}
+
+// 756 = 7 x 108 hosts: a contiguous run of seven blocks congests on this
+// tree's parallel top links (docs/sim.md, run 4); a product does not.
+void product_beats_an_odd_run(void **)
+{
+	World blocks;
+	Placement run = blocks.place(756);
+	assert_true(run.chosen.kind != PlacementKind::product);
+	assert_true(run.chosen.hsd_alone > 1.0);
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	Placement p = w.place(756);
+	assert_true(p.chosen.kind == PlacementKind::product);
+	assert_congestion_free(w, p.chosen);
+}
+
+// 70 hosts as 5 leaves x 14, then 20: the 20 take the 4 positions left in
+// those 5 leaves (complementary positions, no link shared), not 2 whole
+// free leaves.
+void products_fill_used_leaves_first(void **)
+{
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	Placement a = w.place(70);
+	assert_string_equal(a.chosen.shape.c_str(), "1x5x14");
+	w.placer->add_running(1, a.chosen.hosts);
+	Placement b = w.place(20);
+	assert_string_equal(b.chosen.shape.c_str(), "1x5x4");
+	std::set<uint64_t> leaves_a, leaves_b;
+	for (HostOrd h : a.chosen.hosts)
+		leaves_a.insert(w.tree->host_index(h) / 18);
+	for (HostOrd h : b.chosen.hosts)
+		leaves_b.insert(w.tree->host_index(h) / 18);
+	assert_true(leaves_a == leaves_b);
+	assert_congestion_free(w, b.chosen, {a.chosen.hosts});
 }
 
 void multiples_of_the_block_are_aligned(void **)
@@ -440,6 +505,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(multiples_of_the_block_are_aligned),
+		cmocka_unit_test(products_are_congestion_free_and_disjoint),
+		cmocka_unit_test(product_beats_an_odd_run),
+		cmocka_unit_test(products_fill_used_leaves_first),
 		cmocka_unit_test(running_jobs_steer_new_ones),
 		cmocka_unit_test(remainder_policies),
 		cmocka_unit_test(not_now_and_never),

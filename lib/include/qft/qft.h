@@ -164,6 +164,7 @@ typedef struct qft_placer_config {
 	unsigned sample_stages; /* stages per candidate in place(), at most; 0: 32 */
 	int rank_by_congestion; /* 0: best fit only */
 	size_t flow_budget;     /* 0: QFT_FLOW_BUDGET; SIZE_MAX: no bound */
+	int products;           /* 1: product shapes first (qft.conf Shapes=) */
 } qft_placer_config_t;
 
 /* A job's predicted congestion alone, for the placer's pattern: the hot-spot
@@ -191,11 +192,14 @@ typedef struct qft_placement {
 	double hsd_alone;
 	unsigned level;        /* subtree level; 0: tree order (kind below) */
 	int aligned;           /* whole blocks only: kind is "aligned" */
-	const char *kind;      /* "aligned": whole aligned blocks; "unaligned":
+	const char *kind;      /* "product": a product shape (see shape);
+				* "aligned": whole aligned blocks; "unaligned":
 				* blocks, the last partial; "best_fit": no
 				* aligned block was free; "tree_order": the
 				* required hosts, then free ones in tree order */
 	int contiguous;        /* the blocks are adjacent */
+	const char *shape;     /* a product's sizes, top level first: "6x7x18";
+				* "" for other kinds */
 	const char *label;     /* "L2-3 blocks 4-5 of 18 (aligned, contiguous)" */
 	const char *reason;    /* why not placed */
 	const char *explain;   /* every candidate with its score, a line each */

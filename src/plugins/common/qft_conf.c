@@ -34,6 +34,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"HostFileDir", S_P_STRING},
 	{"Routing", S_P_STRING},
 	{"LftFile", S_P_STRING},
+	{"Shapes", S_P_STRING},
 	{NULL}
 };
 
@@ -50,43 +51,90 @@ static char *_conf_relative(const qft_conf_t *conf, char *path)
 	return out;
 }
 
+/* Key= one of `words` (case-insensitive, NULL-terminated): its index in
+ * *out. An absent key leaves *out; another value sets *why. */
+static int _get_word(s_p_hashtbl_t *tbl, const qft_conf_t *conf, const char *key,
+		     const char *const *words, int *out, char **why)
+{
+	char *value = NULL, *expected = NULL;
+	int rc = SLURM_ERROR;
+
+	if (!s_p_get_string(&value, key, tbl))
+		return SLURM_SUCCESS;
+	for (int i = 0; words[i]; i++) {
+		if (!xstrcasecmp(value, words[i])) {
+			*out = i;
+			rc = SLURM_SUCCESS;
+		}
+		xstrfmtcat(expected, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
+	}
+	if (rc != SLURM_SUCCESS)
+		*why = xstrdup_printf("%s: %s=%s, expected %s", conf->path, key, value, expected);
+	xfree(value);
+	xfree(expected);
+	return rc;
+}
+
 /* Routing= and LftFile= as one libqft routing spec. */
 static int _read_routing(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 {
-	char *routing = NULL, *lft = NULL;
-	int rc = SLURM_SUCCESS;
+	static const char *const routings[] = {"dmodk", "lft", NULL};
+	int routing = 0;
+	char *lft = NULL;
 
-	s_p_get_string(&routing, "Routing", tbl);
+	if (_get_word(tbl, conf, "Routing", routings, &routing, why) != SLURM_SUCCESS)
+		return SLURM_ERROR;
 	s_p_get_string(&lft, "LftFile", tbl);
-	if (!routing || !xstrcasecmp(routing, "dmodk")) {
-		conf->routing = xstrdup("dmodk");
-		if (lft)
-			*why = xstrdup_printf("%s: LftFile= is set but Routing=%s: say Routing=lft to use it",
-					      conf->path, routing ? routing : "dmodk (the default)");
-	} else if (xstrcasecmp(routing, "lft")) {
-		*why = xstrdup_printf("%s: Routing=%s, expected dmodk or lft", conf->path, routing);
-	} else if (!lft || !lft[0]) {
+	if (routing == 0 && lft) {
+		*why = xstrdup_printf("%s: LftFile= is set but Routing=dmodk (the default): say Routing=lft to use it",
+				      conf->path);
+	} else if (routing == 1 && (!lft || !lft[0])) {
 		*why = xstrdup_printf("%s: Routing=lft needs LftFile= (OpenSM writes opensm-lfts.dump to its dump_files_dir, /var/log by default)",
 				      conf->path);
-	} else {
+	} else if (routing == 1) {
 		lft = _conf_relative(conf, lft);
 		conf->routing = xstrdup_printf("lft:%s", lft);
+	} else {
+		conf->routing = xstrdup("dmodk");
 	}
-	if (*why)
-		rc = SLURM_ERROR;
-	xfree(routing);
 	xfree(lft);
-	return rc;
+	return *why ? SLURM_ERROR : SLURM_SUCCESS;
+}
+
+/* Everything but FabricFile=, from the parsed file. */
+static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
+{
+	static const char *const formats[] = {"json", "ibnetdiscover", NULL};
+	static const char *const remainders[] = {"exact", "reserve", NULL};
+	static const char *const shapes[] = {"products", "blocks", NULL};
+	int format = QFT_FORMAT_JSON, remainder = 0, shape = conf->products ? 0 : 1;
+
+	if (_get_word(tbl, conf, "FabricFormat", formats, &format, why) ||
+	    _get_word(tbl, conf, "Remainder", remainders, &remainder, why) ||
+	    _get_word(tbl, conf, "Shapes", shapes, &shape, why))
+		return SLURM_ERROR;
+	conf->format = format;
+	conf->reserve_remainder = remainder == 1;
+	conf->products = shape == 0;
+	s_p_get_string(&conf->host_name_regex, "HostNameRegex", tbl);
+	s_p_get_string(&conf->pattern, "Pattern", tbl);
+	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);
+	s_p_get_boolean(&conf->rank_by_congestion, "RankByCongestion", tbl);
+	/* No default: StateSaveLocation is on the controller, where jobs
+	 * usually cannot read; QFT_HOSTS carries the same list. */
+	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
+	return _read_routing(conf, tbl, why);
 }
 
 extern int qft_conf_read(qft_conf_t *conf, char **why)
 {
 	s_p_hashtbl_t *tbl;
-	char *fabric = NULL, *format = NULL, *remainder = NULL;
+	char *fabric = NULL;
 
 	memset(conf, 0, sizeof(*conf));
 	conf->sample_stages = 32;
 	conf->rank_by_congestion = true;
+	conf->products = false;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");
 	if (access(conf->path, R_OK)) {
@@ -101,37 +149,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 		s_p_hashtbl_destroy(tbl);
 		return SLURM_ERROR;
 	}
-	if (s_p_get_string(&format, "FabricFormat", tbl)) {
-		if (!xstrcasecmp(format, "ibnetdiscover")) {
-			conf->format = QFT_FORMAT_IBNETDISCOVER;
-		} else if (xstrcasecmp(format, "json")) {
-			*why = xstrdup_printf("%s: FabricFormat=%s, expected json or ibnetdiscover",
-					      conf->path, format);
-			xfree(format);
-			s_p_hashtbl_destroy(tbl);
-			return SLURM_ERROR;
-		}
-		xfree(format);
-	}
-	s_p_get_string(&conf->host_name_regex, "HostNameRegex", tbl);
-	if (s_p_get_string(&remainder, "Remainder", tbl)) {
-		conf->reserve_remainder = !xstrcasecmp(remainder, "reserve");
-		if (!conf->reserve_remainder && xstrcasecmp(remainder, "exact")) {
-			*why = xstrdup_printf("%s: Remainder=%s, expected exact or reserve",
-					      conf->path, remainder);
-			xfree(remainder);
-			s_p_hashtbl_destroy(tbl);
-			return SLURM_ERROR;
-		}
-		xfree(remainder);
-	}
-	s_p_get_string(&conf->pattern, "Pattern", tbl);
-	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);
-	s_p_get_boolean(&conf->rank_by_congestion, "RankByCongestion", tbl);
-	/* No default: StateSaveLocation is on the controller, where jobs
-	 * usually cannot read; QFT_HOSTS carries the same list. */
-	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
-	if (_read_routing(conf, tbl, why) != SLURM_SUCCESS) {
+	if (_read_settings(conf, tbl, why) != SLURM_SUCCESS) {
 		s_p_hashtbl_destroy(tbl);
 		return SLURM_ERROR;
 	}

@@ -27,6 +27,7 @@ typedef struct {
 				     * "lft:" LftFile= made absolute */
 	/* select/rlft */
 	bool reserve_remainder;     /* Remainder=exact|reserve */
+	bool products;              /* Shapes=products|blocks */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */

@@ -68,6 +68,7 @@ typedef struct {
 	uint32_t job_id;
 	char *label;
 	char *kind;     /* qft_placement_t's kind */
+	char *shape;    /* and shape, "" unless a product */
 	size_t candidates;
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
@@ -79,6 +80,7 @@ static void _chosen_free(void *x)
 	chosen_t *c = x;
 	xfree(c->label);
 	xfree(c->kind);
+	xfree(c->shape);
 	xfree(c);
 }
 
@@ -200,6 +202,7 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		.pattern = fresh_conf->pattern,
 		.sample_stages = fresh_conf->sample_stages,
 		.rank_by_congestion = fresh_conf->rank_by_congestion,
+		.products = fresh_conf->products,
 	};
 
 	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
@@ -223,9 +226,10 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_conf_free(&rconf);
 	rconf = *fresh_conf;
 	have_conf = true;
-	info("%s: fabric %s%s: PGFT(%s), %zu hosts; remainder %s, ranking %s by %s", PFX,
+	info("%s: fabric %s%s: PGFT(%s), %zu hosts; shapes %s, remainder %s, ranking %s by %s", PFX,
 	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tuple(fabric),
-	     lib->fabric_host_count(fabric), rconf.reserve_remainder ? "reserve" : "exact",
+	     lib->fabric_host_count(fabric), rconf.products ? "products first" : "blocks",
+	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
 	     _pattern());
 }
@@ -506,6 +510,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch->job_id = id;
 	ch->label = xstrdup(pl.label);
 	ch->kind = xstrdup(pl.kind);
+	ch->shape = xstrdup(pl.shape);
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
 	list_append(chosen, ch);
@@ -676,6 +681,10 @@ static void _tell_placement(job_record_t *job_ptr, const size_t *hosts, size_t n
 	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
 	_setenv(job_ptr, "QFT_PLACEMENT", _label(c));
 	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
+	if (c && c->shape && c->shape[0])
+		_setenv(job_ptr, "QFT_SHAPE", c->shape);
+	else
+		_unsetenv(job_ptr, "QFT_SHAPE"); /* a requeued job's old one */
 	if (rconf.hostfile_dir) {
 		char *lines = _names(hosts, n, '\n');
 		_write_hostfile(job_ptr, lines);
