@@ -385,13 +385,26 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 			      const uint8_t *busy, const size_t *required,
 			      size_t required_count, qft_placement_t *out, char **err)
 {
+	return qft_placer_place_range(placer, nodes, nodes, eligible, busy, required,
+				      required_count, out, err);
+}
+
+qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
+				    const uint8_t *eligible, const uint8_t *busy,
+				    const size_t *required, size_t required_count,
+				    qft_placement_t *out, char **err)
+{
 	return guard(err, [&] {
 		need(placer, "placer");
 		need(eligible, "eligible");
 		need(out, "out");
+		if (min_nodes > nodes)
+			qft::fail(qft::Status::invalid, "node range ", min_nodes, "-", nodes,
+				  ": the minimum is above the maximum");
 		size_t n = placer->fabric->fabric.hosts().size();
 		qft::PlacementRequest req;
 		req.nodes = nodes;
+		req.nodes_min = min_nodes;
 		req.eligible.assign(eligible, eligible + n);
 		if (busy)
 			req.busy.assign(busy, busy + n);

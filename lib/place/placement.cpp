@@ -554,7 +554,7 @@ Placement Placer::place(const PlacementRequest &req) const
 	std::vector<Candidate> cands;
 	std::string unroutable;
 	if (policy_.products) {
-		product_candidates(*s, cands);
+		products_in_range(*s, cands);
 		score_candidates(cands, unroutable);
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {

@@ -80,6 +80,9 @@ struct Prediction {
 
 struct PlacementRequest {
 	uint32_t nodes = 0;
+	// With products: a product of any size in [nodes_min, nodes] beats
+	// anything else (the largest found); 0: nodes. A job's node range.
+	uint32_t nodes_min = 0;
 	std::vector<bool> eligible;     // by host ordinal: may ever run the job
 	std::vector<bool> busy;         // by host ordinal: held now (besides
 					// what the placer's running jobs hold)
@@ -197,7 +200,9 @@ private:
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
 								    const Search &s) const;
 	// The candidate sources, in the order place() tries them.
-	void product_candidates(const Search &s, std::vector<Candidate> &out) const;
+	void product_candidates(const Search &s, uint32_t n, std::vector<Candidate> &out) const;
+	// Products of the largest size in the request's range that has one.
+	void products_in_range(const Search &s, std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	Candidate tree_order_candidate(const Search &s) const;
@@ -218,6 +223,8 @@ private:
 	std::vector<std::vector<uint32_t>> factorisations(uint32_t n) const;
 	bool product_for(const Search &s, const std::vector<uint32_t> &n, bool fragments_first,
 			 std::vector<uint64_t> &sets) const;
+	// Sizes of a range tried for products, at most (largest first).
+	static constexpr uint32_t kRangeSizes = 32;
 	Candidate product_candidate(const Search &s, const std::vector<uint64_t> &sets) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
 	// the tree; the range must hold that many free hosts.

@@ -153,14 +153,23 @@ Candidate Placer::product_candidate(const Search &s, const std::vector<uint64_t>
 	return c;
 }
 
-void Placer::product_candidates(const Search &s, std::vector<Candidate> &out) const
+void Placer::products_in_range(const Search &s, std::vector<Candidate> &out) const
+{
+	const uint32_t hi = s.req.nodes;
+	const uint32_t lo = std::max<uint32_t>({1, s.req.nodes_min ? s.req.nodes_min : hi,
+						hi > kRangeSizes ? hi - kRangeSizes + 1 : 1});
+	for (uint32_t n = hi; n >= lo && out.empty(); n--)
+		product_candidates(s, n, out);
+}
+
+void Placer::product_candidates(const Search &s, uint32_t n_hosts, std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
 	for (unsigned l = 1; l <= g.h(); l++)
 		if (g.m(l) > kMaxRadix)
 			return; // masks of one word: no product search on such trees
 	std::vector<std::vector<uint64_t>> seen;
-	for (const std::vector<uint32_t> &n : factorisations(s.req.nodes)) {
+	for (const std::vector<uint32_t> &n : factorisations(n_hosts)) {
 		for (bool fragments_first : {true, false}) {
 			if (out.size() >= policy_.max_candidates)
 				return;

@@ -207,6 +207,43 @@ static void write_degraded(char *path, int index)
 	fclose(out);
 }
 
+/* Product shapes through the C API: the kind and shape of a placement,
+ * a node range that gets the largest product in it, the routing by name
+ * and a bad routing spec that leaves the fabric's routing as it was. */
+static void products_and_routing(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	char *err = NULL;
+	assert_int_equal(qft_fabric_generate("2;18,18;1,18;1,1", NULL, 0, &f, NULL), QFT_OK);
+	assert_string_equal(qft_fabric_routing(f), "dmodk");
+	assert_int_equal(qft_fabric_set_routing(f, "lft", &err), QFT_EINVAL);
+	assert_non_null(strstr(err, "expected lft:FILE"));
+	qft_free(err);
+	assert_string_equal(qft_fabric_routing(f), "dmodk");
+	qft_placer_config_t cfg = {.products = 1, .rank_by_congestion = 1};
+	qft_placer_t *p = NULL;
+	assert_int_equal(qft_placer_create(f, &cfg, &p, NULL), QFT_OK);
+	uint8_t eligible[324];
+	memset(eligible, 1, sizeof(eligible));
+	qft_placement_t pl;
+	assert_int_equal(qft_placer_place(p, 70, eligible, NULL, NULL, 0, &pl, NULL), QFT_OK);
+	assert_int_equal(pl.outcome, QFT_PLACED);
+	assert_string_equal(pl.kind, "product");
+	assert_string_equal(pl.shape, "5x14");
+	assert_true(pl.hsd_alone == 1.0);
+	/* 97 is prime: 90-97 gets 96 */
+	assert_int_equal(qft_placer_place_range(p, 90, 97, eligible, NULL, NULL, 0, &pl, NULL),
+			 QFT_OK);
+	assert_int_equal(pl.count, 96);
+	assert_string_equal(pl.kind, "product");
+	assert_int_equal(qft_placer_place_range(p, 98, 97, eligible, NULL, NULL, 0, &pl, &err),
+			 QFT_EINVAL);
+	qft_free(err);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+}
+
 /* Degraded fabrics load; the host without a position is named in the
  * report and never placed; an unroutable prediction is an error with a
  * message, never a figure; a load error names the file. */
@@ -269,6 +306,7 @@ int main(void)
 		cmocka_unit_test(groups_form_a_tree),
 		cmocka_unit_test(errors_carry_messages),
 		cmocka_unit_test(degraded_fabric_loads),
+		cmocka_unit_test(products_and_routing),
 		cmocka_unit_test(placer_predicts_within_its_budget),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);

@@ -133,6 +133,26 @@ void products_fill_used_leaves_first(void **)
 	assert_congestion_free(w, b.chosen, {a.chosen.hosts});
 }
 
+// 97 is prime: as 6 leaves x 14 + 13 it congests (HSD 1.68). A job of
+// 90-97 nodes gets the largest product in its range, 96, congestion-free;
+// one of exactly 97 does not get a product.
+void product_in_a_node_range(void **)
+{
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	PlacementRequest req;
+	req.nodes = 97;
+	req.nodes_min = 90;
+	req.eligible.assign(w.fabric.hosts().size(), true);
+	Placement p = w.placer->place(req);
+	assert_true(p.chosen.kind == PlacementKind::product);
+	assert_int_equal(p.chosen.hosts.size(), 96);
+	assert_congestion_free(w, p.chosen);
+	Placement exact = w.place(97);
+	assert_true(exact.chosen.kind != PlacementKind::product);
+	assert_int_equal(exact.chosen.hosts.size(), 97);
+	assert_true(exact.chosen.hsd_alone > 1.0);
+}
+
 void multiples_of_the_block_are_aligned(void **)
 {
 	World w;
@@ -508,6 +528,7 @@ int main(void)
 		cmocka_unit_test(products_are_congestion_free_and_disjoint),
 		cmocka_unit_test(product_beats_an_odd_run),
 		cmocka_unit_test(products_fill_used_leaves_first),
+		cmocka_unit_test(product_in_a_node_range),
 		cmocka_unit_test(running_jobs_steer_new_ones),
 		cmocka_unit_test(remainder_policies),
 		cmocka_unit_test(not_now_and_never),

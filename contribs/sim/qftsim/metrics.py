@@ -13,12 +13,14 @@ RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "sbatch_retries",
 
 # select/rlft's QFT_PLACEMENT_KIND -> the report's category: a best fit
 # and free hosts in tree order both mean no aligned block was free.
-KIND_CATEGORY = {"aligned": "aligned", "unaligned": "unaligned", "best_fit": "fallback",
+KIND_CATEGORY = {"product": "product", "aligned": "aligned", "unaligned": "unaligned",
+                 "best_fit": "fallback",
                  "tree_order": "fallback", "cons_tres": "cons_tres"}
 
 
 def placement_kind(kind):
-    """select/rlft's placement kind (QFT_PLACEMENT_KIND) as one of: aligned
+    """select/rlft's placement kind (QFT_PLACEMENT_KIND) as one of: product
+    (a product shape, Shapes=products), aligned
     (whole blocks), unaligned (a size that is not a multiple of the block),
     fallback (no aligned block free: a best fit down the tree, or free hosts
     in tree order around required nodes), cons_tres; other when the job's

@@ -219,6 +219,16 @@ QFT_EXPORT qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes,
 					 const size_t *required,
 					 size_t required_count,
 					 qft_placement_t *out, char **err);
+/* As qft_placer_place(), for a job that takes any count in
+ * [min_nodes, nodes]: with product shapes on, a product of the largest
+ * size in the range that has a free one (out->count says which; at most
+ * 32 sizes below `nodes` are tried); without one, `nodes` hosts. */
+QFT_EXPORT qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes,
+					       uint32_t nodes, const uint8_t *eligible,
+					       const uint8_t *busy,
+					       const size_t *required,
+					       size_t required_count,
+					       qft_placement_t *out, char **err);
 /* A running job's hosts in rank order; a known id is replaced. Plays the
  * job's prediction stages once (within QFT_FLOW_BUDGET) to learn the load
  * it puts on each link, and keeps its prediction for qft_placer_predict().

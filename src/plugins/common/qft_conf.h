@@ -75,7 +75,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 2
+#define QFT_SHARED_ABI 3
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
 
 /*
@@ -97,9 +97,11 @@ typedef struct qft_ops {
 				      const qft_placer_config_t *config, qft_placer_t **out,
 				      char **err);
 	void (*placer_destroy)(qft_placer_t *placer);
-	qft_status_t (*placer_place)(qft_placer_t *placer, uint32_t nodes, const uint8_t *eligible,
-				     const uint8_t *busy, const size_t *required,
-				     size_t required_count, qft_placement_t *out, char **err);
+	qft_status_t (*placer_place_range)(qft_placer_t *placer, uint32_t min_nodes,
+					   uint32_t nodes, const uint8_t *eligible,
+					   const uint8_t *busy, const size_t *required,
+					   size_t required_count, qft_placement_t *out,
+					   char **err);
 	qft_status_t (*placer_add_job)(qft_placer_t *placer, uint32_t job_id, const size_t *hosts,
 				       size_t count, char **err);
 	void (*placer_remove_job)(qft_placer_t *placer, uint32_t job_id);

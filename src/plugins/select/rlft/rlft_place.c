@@ -412,8 +412,10 @@ static void _pass_once(job_record_t *job_ptr, const char *why)
 }
 
 /* Places the job on c->want hosts (at most the free ones), then on smaller
- * counts of its range down to c->lo, five tries at most. RET placed (*pl
- * holds it), else not_now if some count could run later, else never. */
+ * counts of its range down to c->lo, five tries at most; each try takes a
+ * product shape of any size in [c->lo, k] first (Shapes=products). RET
+ * placed (*pl holds it), else not_now if some count could run later, else
+ * never. */
 static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
 			    qft_placement_t *pl)
 {
@@ -425,7 +427,8 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 	if (k > a->free_cnt && a->free_cnt >= c->lo)
 		k = a->free_cnt;
 	for (int tries = 0; tries < 5; tries++) {
-		if (lib->placer_place(placer, k, a->eligible, a->busy, a->req, a->nreq, pl, &err)) {
+		if (lib->placer_place_range(placer, c->lo, k, a->eligible, a->busy, a->req, a->nreq,
+					    pl, &err)) {
 			error("%s: %pJ: %u nodes: %s", PFX, job_ptr, k, err);
 			qft_free(err);
 			err = NULL;
