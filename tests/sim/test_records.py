@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 from qftsim.cluster import (choose_record, env_dump_command, job_env,  # noqa: E402
                             parse_jobcomp_line)
 from qftsim.metrics import placement_kind  # noqa: E402
+from qftsim.replay import node_range  # noqa: E402
 
 REC = ("JobId=%d UserId=root(0) GroupId=root(0) Name=s%05d JobState=%s Partition=all "
        "TimeLimit=1 StartTime=2026-11-23T10:00:0%d EndTime=2026-11-23T10:00:09 "
@@ -49,10 +50,10 @@ class TestJobcomp(unittest.TestCase):
 class TestPlacementKind(unittest.TestCase):
     def test_categories(self):
         self.assertEqual([placement_kind(k) for k in
-                          ("aligned", "unaligned", "best_fit", "tree_order", "cons_tres",
-                           None, "")],
-                         ["aligned", "unaligned", "fallback", "fallback", "cons_tres",
-                          "other", "other"])
+                          ("product", "aligned", "unaligned", "best_fit", "tree_order",
+                           "cons_tres", None, "")],
+                         ["product", "aligned", "unaligned", "fallback", "fallback",
+                          "cons_tres", "other", "other"])
 
     def test_kind_from_the_jobs_environment(self):
         # what the job's script writes, as sh runs it in the job
@@ -66,6 +67,16 @@ class TestPlacementKind(unittest.TestCase):
             self.assertEqual(got["QFT_PLACEMENT"], env["QFT_PLACEMENT"])
             self.assertNotIn("QFT_HOSTS", got)
             self.assertEqual(job_env(tmp, 43), {})
+
+
+class TestNodeRange(unittest.TestCase):
+    def test_ranges(self):
+        self.assertEqual(node_range(100, 0), "100")
+        self.assertEqual(node_range(100, 5), "95-100")
+        self.assertEqual(node_range(97, 2), "95-97")   # floor(95.06)
+        self.assertEqual(node_range(19, 5), "18-19")
+        self.assertEqual(node_range(10, 5), "9-10")    # floor(9.5)
+        self.assertEqual(node_range(1, 50), "1")
 
 
 if __name__ == "__main__":

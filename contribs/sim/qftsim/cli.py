@@ -160,6 +160,8 @@ def parse_args(argv):
     g.add_argument("--min-job-age", type=int, default=86400,
                    help="MinJobAge (default 86400: every job stays in squeue until the "
                    "end, for the final snapshot of node lists)")
+    g.add_argument("--node-range", type=float, default=0.0, metavar="PCT",
+                   help="submit each job of N nodes as -N lo-N, lo = N - PCT%% (default 0: -N N)")
     g.add_argument("--extra-conf", action="append", default=[], metavar="LINE",
                    help="extra slurm.conf line (repeatable)")
     g = p.add_argument_group("scoring and report")

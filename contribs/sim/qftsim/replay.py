@@ -33,6 +33,18 @@ POLICIES = {
                "qft_conf": None, "label": "select/linear + topology/tree"},
 }
 DEFAULT_POLICIES = "rlft,rlft-nocong,cons_tres,linear"
+
+
+def node_range(size, pct):
+    """sbatch -N for a job of `size` nodes: the size, or with --node-range
+    PCT the range [size - PCT%, size] (at least 1), from which select/rlft
+    takes the largest count that has a product shape free."""
+    if not pct:
+        return str(size)
+    lo = max(1, int(math.floor(size * (1.0 - pct / 100.0))))
+    return str(size) if lo >= size else "%d-%d" % (lo, size)
+
+
 # sbatch answers that retrying will not change
 PERMANENT_SBATCH = ("Requested node configuration is not available",
                     "Node count specification invalid",
@@ -124,7 +136,8 @@ class PolicyRun:
         name = self.job_name(job)
         # rlft jobs keep their QFT_ environment: the placement's kind
         script = (env_dump_command(self.env_dir) if self.rlft else "") + "sleep %.2f" % sleep
-        args = ["--parsable", "-N", str(job.size), "-J", name, "-t", str(limit),
+        args = ["--parsable", "-N", node_range(job.size, self.sim.args.node_range),
+                "-J", name, "-t", str(limit),
                 "-o", "/dev/null", "--wrap", script]
         deadline = time.time() + 180
         delay = 0.5
