@@ -34,11 +34,14 @@ void decisions_with_running_jobs()
 	std::printf("qft bench: placement decisions with 200 running jobs, one core\n");
 	const uint32_t fill[] = {1, 2, 3, 4, 6, 8, 9, 12, 18, 1};
 	const uint32_t ask[] = {18, 36, 7, 100, 2, 54, 9, 72, 1, 5};
-	for (const char *tuple : {"3;18,18,6;1,18,6;1,1,3", "3;18,18,14;1,18,9;1,1,2"}) {
+	for (const char *tuple : {"3;18,18,6;1,18,6;1,1,3", "3;18,18,14;1,18,9;1,1,2"})
+	for (bool products : {false, true}) {
 		Fabric f = generate_pgft(Pgft::parse(tuple), GenOptions());
 		Tree t = Tree::from_fabric(f);
 		DModK r(f, t);
-		Placer placer(f, t, r, PlacementPolicy());
+		PlacementPolicy pol;
+		pol.products = products;
+		Placer placer(f, t, r, pol);
 		PlacementRequest req;
 		req.eligible.assign(f.hosts().size(), true);
 		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
@@ -61,9 +64,10 @@ void decisions_with_running_jobs()
 		double sum = 0;
 		for (double x : us)
 			sum += x;
-		std::printf("PGFT(%s) %zu hosts, %zu running: %zu decisions (%zu placed): "
+		std::printf("PGFT(%s) %zu hosts, shapes %s, %zu running: %zu decisions (%zu placed): "
 			    "mean %.0f us, median %.0f us, p95 %.0f us\n",
-			    tuple, f.hosts().size(), placer.running(), us.size(), placed,
+			    tuple, f.hosts().size(), products ? "products" : "blocks", placer.running(),
+			    us.size(), placed,
 			    sum / double(us.size()), us[us.size() / 2], us[us.size() * 95 / 100]);
 	}
 }

@@ -200,7 +200,8 @@ private:
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
 								    const Search &s) const;
 	// The candidate sources, in the order place() tries them.
-	void product_candidates(const Search &s, uint32_t n, std::vector<Candidate> &out) const;
+	void product_candidates(const Search &s, const std::vector<uint64_t> &leaves, uint32_t n,
+				std::vector<Candidate> &out) const;
 	// Products of the largest size in the request's range that has one.
 	void products_in_range(const Search &s, std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
@@ -221,10 +222,13 @@ private:
 	// sets of a free product for one (bit d of sets[l-1]: digit d at
 	// level l), and its candidate.
 	std::vector<std::vector<uint32_t>> factorisations(uint32_t n) const;
-	bool product_for(const Search &s, const std::vector<uint32_t> &n, bool fragments_first,
-			 std::vector<uint64_t> &sets) const;
-	// Sizes of a range tried for products, at most (largest first).
+	std::vector<uint64_t> leaf_masks(const Search &s) const; // free positions per leaf
+	bool product_for(const std::vector<uint64_t> &leaves, const std::vector<uint32_t> &n,
+			 bool fragments_first, std::vector<uint64_t> &sets) const;
+	// Sizes of a range tried for products, at most (largest first), and
+	// factorisations of one size (the most hosts per leaf first).
 	static constexpr uint32_t kRangeSizes = 32;
+	static constexpr size_t kFactorisations = 12;
 	Candidate product_candidate(const Search &s, const std::vector<uint64_t> &sets) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
 	// the tree; the range must hold that many free hosts.

@@ -85,40 +85,56 @@ std::vector<std::vector<uint32_t>> Placer::factorisations(uint32_t n) const
 	return out;
 }
 
-bool Placer::product_for(const Search &s, const std::vector<uint32_t> &n, bool fragments_first,
-			 std::vector<uint64_t> &sets) const
+std::vector<uint64_t> Placer::leaf_masks(const Search &s) const
 {
 	const Pgft &g = tree_.pgft();
-	// below[u]: the level-(l-1) subtree u holds the shape's lower part
-	// (level 0: host u is free).
-	std::vector<char> below(g.hosts());
-	for (uint64_t j = 0; j < g.hosts(); j++)
-		below[j] = s.counts.free_in(j, j + 1) != 0;
+	const unsigned radix = g.m(1);
+	std::vector<uint64_t> mask(g.hosts() / g.M(1), 0);
+	for (uint64_t u = 0; u < mask.size(); u++)
+		for (unsigned c = 0; c < radix; c++)
+			mask[u] |= uint64_t(s.counts.free_in(u * radix + c, u * radix + c + 1)) << c;
+	return mask;
+}
+
+bool Placer::product_for(const std::vector<uint64_t> &leaves, const std::vector<uint32_t> &n,
+			 bool fragments_first, std::vector<uint64_t> &sets) const
+{
+	const Pgft &g = tree_.pgft();
 	sets.assign(g.h(), 0);
+	std::vector<uint64_t> mask = leaves; // level l: over the digits a_l
 	for (unsigned l = 1; l <= g.h(); l++) {
 		const unsigned radix = g.m(l);
-		const uint64_t units = g.hosts() / g.M(l);
-		std::vector<uint64_t> mask(units, 0);
-		for (uint64_t u = 0; u < units; u++)
-			for (unsigned c = 0; c < radix; c++)
-				mask[u] |= uint64_t(below[u * radix + c] != 0) << c;
-		std::vector<uint64_t> pool = mask;
-		if (fragments_first && l == 1) {
-			// leaves already in use, if enough of them can take n_1:
-			// whole free leaves stay whole for larger jobs
-			std::vector<uint64_t> used;
-			for (uint64_t m : mask)
-				if (popcount(m) >= n[0] && popcount(m) < radix)
-					used.push_back(m);
-			if (!used.empty())
-				pool = used;
+		// Units able to take n_l digits must be at least as many as the
+		// shape has above this level: a cheap way out for most misses.
+		uint64_t above = 1, able = 0, able_used = 0;
+		for (unsigned k = l + 1; k <= g.h(); k++)
+			above *= n[k - 1];
+		for (uint64_t m : mask) {
+			able += popcount(m) >= n[l - 1];
+			able_used += popcount(m) >= n[l - 1] && popcount(m) < radix;
 		}
+		if (able < above)
+			return false;
+		std::vector<uint64_t> pool;
+		// leaves already in use first, if any can take n_1: whole free
+		// leaves stay whole for larger jobs
+		const bool used_only = fragments_first && l == 1 && able_used > 0;
+		for (uint64_t m : mask)
+			if (popcount(m) >= n[l - 1] && (!used_only || popcount(m) < radix))
+				pool.push_back(m);
 		sets[l - 1] = common_digits(pool, n[l - 1], radix);
 		if (!sets[l - 1])
 			return false;
-		below.assign(units, 0);
-		for (uint64_t u = 0; u < units; u++)
-			below[u] = (mask[u] & sets[l - 1]) == sets[l - 1];
+		if (l == g.h())
+			break;
+		// the next level's masks: bit c of subtree u when its child c
+		// holds every digit chosen so far
+		const unsigned up = g.m(l + 1);
+		std::vector<uint64_t> next(mask.size() / up, 0);
+		for (uint64_t u = 0; u < next.size(); u++)
+			for (unsigned c = 0; c < up; c++)
+				next[u] |= uint64_t((mask[u * up + c] & sets[l - 1]) == sets[l - 1]) << c;
+		mask.swap(next);
 	}
 	return true;
 }
@@ -158,23 +174,28 @@ void Placer::products_in_range(const Search &s, std::vector<Candidate> &out) con
 	const uint32_t hi = s.req.nodes;
 	const uint32_t lo = std::max<uint32_t>({1, s.req.nodes_min ? s.req.nodes_min : hi,
 						hi > kRangeSizes ? hi - kRangeSizes + 1 : 1});
+	const std::vector<uint64_t> leaves = leaf_masks(s);
 	for (uint32_t n = hi; n >= lo && out.empty(); n--)
-		product_candidates(s, n, out);
+		product_candidates(s, leaves, n, out);
 }
 
-void Placer::product_candidates(const Search &s, uint32_t n_hosts, std::vector<Candidate> &out) const
+void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &leaves,
+				uint32_t n_hosts, std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
 	for (unsigned l = 1; l <= g.h(); l++)
 		if (g.m(l) > kMaxRadix)
 			return; // masks of one word: no product search on such trees
+	size_t tried = 0;
 	std::vector<std::vector<uint64_t>> seen;
 	for (const std::vector<uint32_t> &n : factorisations(n_hosts)) {
+		if (tried++ >= kFactorisations)
+			return;
 		for (bool fragments_first : {true, false}) {
 			if (out.size() >= policy_.max_candidates)
 				return;
 			std::vector<uint64_t> sets;
-			if (!product_for(s, n, fragments_first, sets) ||
+			if (!product_for(leaves, n, fragments_first, sets) ||
 			    std::find(seen.begin(), seen.end(), sets) != seen.end())
 				continue;
 			seen.push_back(sets);
