@@ -61,9 +61,10 @@ int cmd_place(int argc, char **argv)
 	std::vector<std::string> names;
 	for (HostOrd h : p.chosen.hosts)
 		names.push_back(f.node(f.hosts()[h]).name);
-	std::printf("placed %zu nodes: %s\n%s\npredicted %s HSD %.3f with %zu running jobs "
+	std::printf("placed %zu nodes: %s\n%s%s\npredicted %s HSD %.3f with %zu running jobs "
 		    "(%.3f alone), %zu candidates\n",
 		    names.size(), hostlist_compress(names).c_str(), p.chosen.label().c_str(),
+		    p.chosen.congestion_free ? ", congestion-free by construction" : "",
 		    pol.pattern.c_str(), p.chosen.hsd, placer.running(), p.chosen.hsd_alone,
 		    p.considered.size());
 	if (args.has("--explain"))

@@ -431,6 +431,7 @@ qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, ui
 		out->kind = qft::placement_kind_name(p.chosen.kind);
 		out->contiguous = p.chosen.contiguous;
 		out->shape = p.chosen.shape.c_str();
+		out->congestion_free = p.chosen.congestion_free;
 		out->label = placer->label.c_str();
 		out->reason = p.reason.c_str();
 		out->explain = placer->explain.c_str();

@@ -5,6 +5,7 @@
 
 #include "lib/common/error.hpp"
 #include "lib/place/order.hpp"
+#include "lib/place/shape.hpp"
 
 namespace qft {
 
@@ -451,6 +452,27 @@ Candidate Placer::tree_order_candidate(const Search &s) const
 	return c;
 }
 
+void Placer::prove(std::vector<Candidate> &cands) const
+{
+	const Pgft &g = tree_.pgft();
+	if (std::string(router_.name()) != "dmodk")
+		return; // the proofs are about D-Mod-K's paths
+	for (Candidate &c : cands) {
+		std::vector<uint64_t> idx;
+		for (HostOrd h : c.hosts)
+			idx.push_back(tree_.host_index(h));
+		if (c.kind != PlacementKind::product) {
+			c.congestion_free = tree_.missing().empty() && congestion_free_hosts(g, idx);
+			continue;
+		}
+		// a product keeps its D-Mod-K paths when it uses no missing cable
+		const std::optional<Shape> s = shape_of(g, idx);
+		c.congestion_free = s && congestion_free(g, *s);
+		for (const MissingCable &m : tree_.missing())
+			c.congestion_free = c.congestion_free && !uses_cable(g, *s, m);
+	}
+}
+
 // Keeps the max_candidates best fitting candidates, scores them (all when
 // ranking by congestion, else the best fit ones until one routes: the
 // prediction) and drops those missing cables leave unroutable; the first
@@ -578,6 +600,7 @@ Placement Placer::place(const PlacementRequest &req) const
 			return a.hsd < b.hsd;
 		return a.free_left < b.free_left;
 	});
+	prove(cands);
 	p.outcome = Placement::placed;
 	p.chosen = cands.front();
 	p.considered = std::move(cands);

@@ -110,6 +110,10 @@ struct Candidate {
 	std::vector<uint64_t> blocks; // block indexes within the subtree
 	bool contiguous = false;
 	std::string shape;          // product: "6x7x18", top level first
+	// Provably HSD 1.0 for Shift (and ring, dissemination, tournament,
+	// binomial) in tree order: routed by D-Mod-K, over no missing cable,
+	// and the host set passes lib/place/shape.hpp's exact test.
+	bool congestion_free = false;
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
 	uint64_t free_left = 0;     // free hosts left in the subtree
@@ -240,6 +244,8 @@ private:
 	// placement scores tens of candidates per decision.
 	template <typename Visit>
 	void play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const;
+	// Sets each candidate's congestion_free.
+	void prove(std::vector<Candidate> &cands) const;
 	// Keeps the best fitting max_candidates, scores them and drops the
 	// unroutable ones (why: the first message).
 	void score_candidates(std::vector<Candidate> &cands, std::string &why) const;

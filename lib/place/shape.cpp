@@ -48,7 +48,7 @@ bool intersect(const std::vector<uint32_t> &a, const std::vector<uint32_t> &b)
 	return false;
 }
 
-constexpr uint64_t kNone = UINT64_MAX, kMany = UINT64_MAX - 1;
+constexpr uint64_t kNoHost = UINT64_MAX, kManyHosts = UINT64_MAX - 1;
 
 // U_l: the up-links out of a level-l subtree, W_l switches of
 // w_{l+1} p_{l+1} up-ports each. The link a flow to d takes out of (or
@@ -175,10 +175,10 @@ std::string why_not_congestion_free(const Pgft &g, const Shape &s)
 		// (i) Stage N_l of Shift sends every lower part x of one subtree
 		// from the previous subtree: each down-link key x mod U_l once.
 		const std::vector<uint64_t> xs = lower_parts(g, s, l);
-		std::vector<uint64_t> owner(U, kNone);
+		std::vector<uint64_t> owner(U, kNoHost);
 		for (uint64_t x : xs) {
 			uint64_t &o = owner[x % U];
-			if (o != kNone)
+			if (o != kNoHost)
 				return cat("level ", l, ": lower digits ", digits_text(g, l, o), " and ",
 					   digits_text(g, l, x), " are equal mod U_", l, " = W_", l + 1,
 					   " p_", l + 1, " = ", U,
@@ -197,7 +197,7 @@ std::string why_not_congestion_free(const Pgft &g, const Shape &s)
 			const uint64_t delta = (y2 % U * (M % U) + U - y % U * (M % U) % U) % U;
 			for (uint64_t x2 : xs) {
 				uint64_t x = owner[(x2 + delta) % U];
-				if (x != kNone && x > x2)
+				if (x != kNoHost && x > x2)
 					return cat("level ", l, ": hosts ", digits_text(g, g.h(), y * M + x),
 						   " and ", digits_text(g, g.h(), y2 * M + x2),
 						   " are equal mod U_", l, " = ", U,
@@ -246,18 +246,18 @@ bool link_disjoint(const Pgft &g, const Shape &a, const Shape &b)
 			continue;
 		// Up-links out of y are keyed y, (y2 M + x) mod U_l for a
 		// destination in another subtree y2: per residue, the subtree
-		// giving it if there is only one (kNone: none; kMany: several).
+		// giving it if there is only one (kNoHost: none; kManyHosts: several).
 		auto by_residue = [&](const Shape &s) {
-			std::vector<uint64_t> from(U, kNone);
+			std::vector<uint64_t> from(U, kNoHost);
 			for (uint64_t j : s.tree_indexes(g)) {
 				uint64_t &f = from[j % U];
-				f = f == kNone || f == j / M ? j / M : kMany;
+				f = f == kNoHost || f == j / M ? j / M : kManyHosts;
 			}
 			return from;
 		};
 		const std::vector<uint64_t> fa = by_residue(a), fb = by_residue(b);
 		for (uint64_t r = 0; r < U; r++) {
-			if (fa[r] == kNone || fb[r] == kNone)
+			if (fa[r] == kNoHost || fb[r] == kNoHost)
 				continue;
 			// A common subtree other than the single sources of r.
 			for (uint64_t y : common)
@@ -266,6 +266,111 @@ bool link_disjoint(const Pgft &g, const Shape &a, const Shape &b)
 		}
 	}
 	return true;
+}
+
+bool uses_cable(const Pgft &g, const Shape &s, const MissingCable &c)
+{
+	if (c.level == 0) // a host's cable: every flow of that host
+		return s.size() > 1 && s.contains(g, c.index);
+	const unsigned l = c.level;
+	const std::vector<unsigned> a = g.digits(l, c.index);
+	for (unsigned i = l + 1; i <= g.h(); i++)
+		if (!std::binary_search(s.at(i).begin(), s.at(i).end(), uint32_t(a[i - 1])))
+			return false;
+	if (!crosses(s, l))
+		return false;
+	// The cable's key: route digits b_1..b_l (radices w_i), then port q.
+	uint64_t r = c.up_port * g.W(l);
+	for (unsigned i = 1; i <= l; i++)
+		r += a[i - 1] * g.W(i - 1);
+	// Flows from its subtree to a destination elsewhere with that residue
+	// go up it; flows from elsewhere to one inside come down it.
+	const uint64_t U = up_links(g, l);
+	for (uint64_t j : s.tree_indexes(g))
+		if (j % U == r)
+			return true;
+	return false;
+}
+
+std::string why_not_congestion_free_hosts(const Pgft &g, std::vector<uint64_t> t)
+{
+	std::sort(t.begin(), t.end());
+	if (std::adjacent_find(t.begin(), t.end()) != t.end())
+		fail(Status::invalid, "host set: tree index ", *std::adjacent_find(t.begin(), t.end()),
+		     " appears twice, expected distinct hosts");
+	if (!t.empty() && t.back() >= g.hosts())
+		fail(Status::invalid, "host set: tree index ", t.back(), ", expected < ", g.hosts());
+	const size_t n = t.size();
+	for (unsigned l = 1; l < g.h() && n > 1; l++) {
+		const uint64_t U = up_links(g, l), M = g.M(l);
+		if (t.front() / M == t.back() / M)
+			continue; // no flow leaves the one level-l subtree
+		std::vector<uint32_t> count(U);
+		size_t dup = 0;
+		auto add = [&](uint64_t j) { dup += ++count[j % U] == 2; };
+		auto remove = [&](uint64_t j) { dup -= --count[j % U] == 1; };
+		// The two hosts of ranks [from, from + len) (cyclic) whose keys
+		// collide, skipping subtree `skip`.
+		auto pair = [&](size_t from, size_t len, uint64_t skip) {
+			for (size_t i = 0; i < len; i++)
+				for (size_t k = i + 1; k < len; k++) {
+					uint64_t a = t[(from + i) % n], b = t[(from + k) % n];
+					if (a / M != skip && b / M != skip && a % U == b % U)
+						return cat(digits_text(g, g.h(), a), " and ",
+							   digits_text(g, g.h(), b));
+				}
+			return std::string();
+		};
+		for (size_t b = 0, e; b < n; b = e) {
+			const uint64_t y = t[b] / M;
+			for (e = b; e < n && t[e] / M == y; e++) {
+			}
+			const size_t c = e - b, len = std::min(c, n - c);
+			// Down (key y, j mod U_l): Shift stage k delivers into y from
+			// outside to a run of consecutive hosts of y, every run of
+			// min(c, n - c) of them for some k.
+			for (size_t r = b; r < e; r++) {
+				if (r >= b + len)
+					remove(t[r - len]);
+				add(t[r]);
+				const size_t from = std::max(b, r + 1 - std::min(len, r + 1));
+				if (dup)
+					return cat("level ", l, ": hosts ", pair(from, r + 1 - from, kNoHost),
+						   " are equal mod U_", l, " = ", U,
+						   " and receive from outside their level-", l,
+						   " subtree in one Shift stage, over one down-link");
+			}
+			for (size_t r = e - len; r < e; r++)
+				remove(t[r]);
+			// Up (key y, d mod U_l): stage k sends y's c ranks to the c
+			// ranks from b + k on; those outside y must differ mod U_l.
+			for (size_t r = 0; r < c; r++)
+				if (t[r] / M != y)
+					add(t[r]);
+			for (size_t s = 0; s < n; s++) {
+				if (s > 0) {
+					if (t[s - 1] / M != y)
+						remove(t[s - 1]);
+					if (t[(s + c - 1) % n] / M != y)
+						add(t[(s + c - 1) % n]);
+				}
+				if (dup)
+					return cat("level ", l, ": Shift by ", (s + n - b) % n,
+						   " sends from one level-", l, " subtree to hosts ",
+						   pair(s, c, y), ", equal mod U_", l, " = ", U,
+						   ", over one up-link");
+			}
+			for (size_t r = n - 1; r < n - 1 + c; r++)
+				if (t[r % n] / M != y)
+					remove(t[r % n]);
+		}
+	}
+	return "";
+}
+
+bool congestion_free_hosts(const Pgft &g, std::vector<uint64_t> tree_indexes)
+{
+	return why_not_congestion_free_hosts(g, std::move(tree_indexes)).empty();
 }
 
 } // namespace qft

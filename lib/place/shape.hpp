@@ -14,9 +14,10 @@
 // disjoint products never meet on one. With fewer up-links (U_l < M_l) the
 // digits are taken modulo U_l and the conditions below are needed.
 //
-// Assumed, not checked: a complete tree (no cable missing; hosts absent
-// from the tuple are fine as long as the shape avoids them, see contains()
-// on the caller's side), routed by D-Mod-K with LID offset 0.
+// Assumed, not checked: D-Mod-K with LID offset 0 on a complete tree.
+// Absent hosts are fine when the shape avoids them (the caller checks);
+// a missing switch cable is fine when the shape does not use it
+// (uses_cable()), since its flows then keep their D-Mod-K paths.
 #ifndef QFT_PLACE_SHAPE_HPP
 #define QFT_PLACE_SHAPE_HPP
 
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "lib/tree/pgft.hpp"
+#include "lib/tree/tree.hpp"
 
 namespace qft {
 
@@ -52,25 +54,46 @@ struct Shape {
 // Error(invalid) for an index outside the tuple.
 std::optional<Shape> shape_of(const Pgft &g, const std::vector<uint64_t> &tree_indexes);
 
-// True when Shift (and so ring, dissemination, tournament, binomial, whose
-// stages are parts of Shift stages) in tree order has HSD 1.0 on `s` under
-// D-Mod-K: at every level l < h that the shape's traffic crosses (more than
-// one level-l subtree), its lower parts x = sum_{i<=l} a_i M_{i-1} have
-// distinct residues modulo G_l = gcd(U_l, M_l). Exact (true iff HSD 1.0)
-// when U_l divides M_l or M_l divides U_l at every level, always on an RLFT
-// (U_l = M_l, where it holds for every product); sufficient otherwise.
+// True iff Shift in tree order has HSD 1.0 on `s` under D-Mod-K on a
+// complete tree, and then so do ring, dissemination, tournament and
+// binomial, whose stages are parts of Shift stages. At every level l < h
+// where the shape spans several level-l subtrees: (i) its lower parts
+// x = j mod M_l are distinct mod U_l; (ii) when neither of U_l and M_l
+// divides the other and it spans 3 subtrees or more, for consecutive
+// subtrees y, y' no lower parts x > x' have x - x' = (y' - y) M_l mod U_l.
+// Always true on an RLFT (U_l = M_l). Exact on every complete PGFT.
 bool congestion_free(const Pgft &g, const Shape &s);
-// Why congestion_free() is false, naming the level, two colliding hosts'
-// lower digits and the residue, for `qft place --explain`; "" when true.
+// Why congestion_free() is false, naming the level, the two colliding
+// hosts (or lower digits) and U_l, for `qft place --explain`; "" if true.
 std::string why_not_congestion_free(const Pgft &g, const Shape &s);
 
-// True when no directed link carries flows of both `a` and `b`, whatever
+// True iff no directed link carries flows of both `a` and `b`, whatever
 // traffic each runs among its own hosts: they share no host, and at no
-// level l < h do both cross it from a common level-l subtree with lower
-// parts of equal residue modulo G_l. Exact (true iff all-to-all traffic of
-// the two shares no link) when U_l divides M_l at every level; sufficient
-// otherwise. Always true for disjoint shapes on an RLFT.
+// level l < h that both span do they have a common level-l subtree and
+// lower parts equal mod U_l (or, when neither of U_l and M_l divides the
+// other, destinations equal mod U_l reached from that subtree). Always
+// true for disjoint shapes on an RLFT. Exact on every complete PGFT.
 bool link_disjoint(const Pgft &g, const Shape &a, const Shape &b);
+
+// True when the shape uses the cable `c` (a cable the tree lacks): a flow
+// of its all-to-all traffic would cross it under D-Mod-K. A shape that
+// uses no missing cable keeps its D-Mod-K paths on a degraded tree, so
+// congestion_free() and link_disjoint() still hold for it.
+bool uses_cable(const Pgft &g, const Shape &s, const MissingCable &c);
+
+// Any host set, ranked in tree order (sorted here): true iff Shift has HSD
+// 1.0 on it under D-Mod-K on a complete tree, hence so do ring,
+// dissemination, tournament and binomial. Exact for every PGFT, at
+// O(h N s) for N hosts in s subtrees (scoring Shift is O(h N^2)). At each
+// level l < h, each level-l subtree y holding c of the N hosts:
+// up-links (key y, d mod U_l): every cyclic window of c consecutive ranks
+// (where one Shift stage sends y's ranks) holds no two hosts outside y
+// equal mod U_l; down-links (key y, d mod U_l): every run of min(c, N - c)
+// consecutive hosts of y (those one stage feeds from outside) are distinct
+// mod U_l. Error(invalid) for a repeated host or one outside the tuple.
+bool congestion_free_hosts(const Pgft &g, std::vector<uint64_t> tree_indexes);
+// The first collision: level, Shift stage, the two hosts; "" when none.
+std::string why_not_congestion_free_hosts(const Pgft &g, std::vector<uint64_t> tree_indexes);
 
 } // namespace qft
 

@@ -85,6 +85,7 @@ void products_are_congestion_free_and_disjoint(void **)
 		Placement p = w.place(n);
 		assert_int_equal(p.outcome, Placement::placed);
 		assert_true(p.chosen.kind == PlacementKind::product);
+		assert_true(p.chosen.congestion_free);
 		assert_int_equal(p.chosen.hosts.size(), n);
 		assert_congestion_free(w, p.chosen);
 		w.placer->add_running(uint32_t(placed.size() + 1), p.chosen.hosts);
@@ -107,6 +108,7 @@ void product_beats_an_odd_run(void **)
 	Placement run = blocks.place(756);
 	assert_true(run.chosen.kind != PlacementKind::product);
 	assert_true(run.chosen.hsd_alone > 1.0);
+	assert_false(run.chosen.congestion_free);
 	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
 	Placement p = w.place(756);
 	assert_true(p.chosen.kind == PlacementKind::product);
@@ -151,6 +153,36 @@ void product_in_a_node_range(void **)
 	assert_true(exact.chosen.kind != PlacementKind::product);
 	assert_int_equal(exact.chosen.hosts.size(), 97);
 	assert_true(exact.chosen.hsd_alone > 1.0);
+}
+
+// The placer's "congestion-free by construction" is never wrong: a seeded
+// stream of jobs of every kind and size, placed beside each other with
+// products on and off; each claim checked against every Shift stage.
+void claims_of_congestion_freedom_hold(void **)
+{
+	for (bool products : {true, false}) {
+		World w(Remainder::exact, "2;18,18;1,18;1,1", products);
+		Rng rng(products ? 7 : 8);
+		size_t claimed = 0, checked = 0;
+		for (uint32_t id = 1; id < 120; id++) {
+			Placement p = w.place(uint32_t(2 + rng.below(60))); // 1 host: no traffic
+			if (p.outcome != Placement::placed) {
+				w.placer->remove_running(uint32_t(1 + rng.below(id)));
+				continue;
+			}
+			for (const Candidate &c : p.considered) {
+				checked++;
+				if (!c.congestion_free)
+					continue;
+				claimed++;
+				assert_int_equal(independent(w, c).max_hsd, 1);
+			}
+			w.placer->add_running(id, p.chosen.hosts);
+		}
+		print_message("products %s: %zu of %zu candidates claimed congestion-free, all 1.0\n",
+			      products ? "on" : "off", claimed, checked);
+		assert_true(claimed > 0);
+	}
 }
 
 void multiples_of_the_block_are_aligned(void **)
@@ -529,6 +561,7 @@ int main(void)
 		cmocka_unit_test(product_beats_an_odd_run),
 		cmocka_unit_test(products_fill_used_leaves_first),
 		cmocka_unit_test(product_in_a_node_range),
+		cmocka_unit_test(claims_of_congestion_freedom_hold),
 		cmocka_unit_test(running_jobs_steer_new_ones),
 		cmocka_unit_test(remainder_policies),
 		cmocka_unit_test(not_now_and_never),

@@ -200,6 +200,9 @@ typedef struct qft_placement {
 	int contiguous;        /* the blocks are adjacent */
 	const char *shape;     /* a product's sizes, top level first: "6x7x18";
 				* "" for other kinds */
+	int congestion_free;   /* provably HSD 1.0 for Shift (ring, ...) in
+				* tree order: D-Mod-K routing, no missing
+				* cable on its paths (docs/product-shapes.md) */
 	const char *label;     /* "L2-3 blocks 4-5 of 18 (aligned, contiguous)" */
 	const char *reason;    /* why not placed */
 	const char *explain;   /* every candidate with its score, a line each */

@@ -69,6 +69,7 @@ typedef struct {
 	char *label;
 	char *kind;     /* qft_placement_t's kind */
 	char *shape;    /* and shape, "" unless a product */
+	bool congestion_free; /* and whether it is provably */
 	size_t candidates;
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
@@ -514,6 +515,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch->label = xstrdup(pl.label);
 	ch->kind = xstrdup(pl.kind);
 	ch->shape = xstrdup(pl.shape);
+	ch->congestion_free = pl.congestion_free;
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
 	list_append(chosen, ch);
@@ -684,6 +686,7 @@ static void _tell_placement(job_record_t *job_ptr, const size_t *hosts, size_t n
 	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
 	_setenv(job_ptr, "QFT_PLACEMENT", _label(c));
 	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
+	_setenv(job_ptr, "QFT_CONGESTION_FREE", c && c->congestion_free ? "yes" : "no");
 	if (c && c->shape && c->shape[0])
 		_setenv(job_ptr, "QFT_SHAPE", c->shape);
 	else
