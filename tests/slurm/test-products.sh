@@ -21,7 +21,7 @@ tree_names "$T/fabric.json" >"$T/nodes"
 
 hsd() { # hsd ARGS...: "AVG MAX [SHARED]" of qft score
 	"$QFT" score --fabric "$T/fabric.json" --json "$@" 2>&1 |
-		python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.3f %d%s" % (d["avg_hsd"], d["max_hsd"], "" if d.get("shared_links", -1) < 0 else " %d" % d["shared_links"]))' 2>&1
+		python3 -c 'import json,sys; d=json.load(sys.stdin); s=d.get("shared_links"); print("%.3f %d%s" % (d["avg_hsd"], d["max_hsd"], "" if s is None or s < 0 else " %d" % s))' 2>&1
 }
 env_of() { sed -n "s/^$2=//p" "$T/jobs/$1.env" 2>/dev/null; }
 
@@ -60,6 +60,7 @@ for shapes in blocks products; do
 	got="$(env_of "$id" QFT_HSD_AVG) $(env_of "$id" QFT_HSD_MAX)"
 	if [ $shapes = blocks ]; then
 		expect_eq "Shapes=blocks: the 756-node run of 7 blocks congests (qft score)" "$(hsd --hosts "$list")" "1.428 2"
+		expect_eq "Shapes=blocks: the 756-node run: QFT_CONGESTION_FREE" "$(env_of "$id" QFT_CONGESTION_FREE)" no
 		"$BIN/scancel" "$id"
 		"$HARNESS" stop -w "$W" >/dev/null 2>&1
 		continue
@@ -69,6 +70,7 @@ for shapes in blocks products; do
 	expect_eq "756-node job: QFT_SHAPE $shape multiplies out" "$(("${shape//x/*}"))" 756
 	expect_eq "756-node job: qft score" "$(hsd --hosts "$list")" "1.000 1"
 	expect_eq "756-node job: QFT_HSD_AVG/MAX" "$got" "1.000 1"
+	expect_eq "756-node job: QFT_CONGESTION_FREE" "$(env_of "$id" QFT_CONGESTION_FREE)" yes
 	"$BIN/scancel" "$id"
 	sleep 3
 
