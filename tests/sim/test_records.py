@@ -15,7 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
-from qftsim.cluster import (choose_record, env_dump_command, job_env,  # noqa: E402
+from qftsim.cluster import (choose_record, env_dump_command, job_env, rlft_log,  # noqa: E402
                             parse_jobcomp_line)
 from qftsim.metrics import placement_kind  # noqa: E402
 from qftsim.replay import node_range  # noqa: E402
@@ -67,6 +67,23 @@ class TestPlacementKind(unittest.TestCase):
             self.assertEqual(got["QFT_PLACEMENT"], env["QFT_PLACEMENT"])
             self.assertNotIn("QFT_HOSTS", got)
             self.assertEqual(job_env(tmp, 43), {})
+
+
+class TestRlftLog(unittest.TestCase):
+    def test_line(self):
+        line = ("[2026-11-23T14:52:01.123] select/rlft: JobId=17 on 324 nodes n[0325-0648]: "
+                "product 1x18x18 (324 hosts); shift HSD 1.000 avg, 1 worst over 101 of 323 "
+                "stages; placed in 512 us over 7 candidates, cons_tres 800 us, job_begin 900 us\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "slurmctld.log")
+            with open(path, "w") as f:
+                f.write("noise\n" + line)
+            got = rlft_log(path)
+        self.assertEqual(set(got), {17})
+        self.assertEqual(got[17]["placement"], "product 1x18x18 (324 hosts)")
+        self.assertEqual((got[17]["stages_played"], got[17]["stages_total"]), (101, 323))
+        self.assertEqual((got[17]["place_us"], got[17]["candidates"]), (512, 7))
+        self.assertEqual(got[17]["predicted_avg"], 1.0)
 
 
 class TestNodeRange(unittest.TestCase):

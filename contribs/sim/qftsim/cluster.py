@@ -178,7 +178,7 @@ class JobComp:
 
 
 RLFT_LINE = re.compile(r"select/rlft: JobId=(\d+) on (\d+) nodes (\S+): (.*); (\S+) HSD "
-                       r"([\d.]+) avg, (\d+) worst over \d+ of \d+ stages; "
+                       r"([\d.]+) avg, (\d+) worst over (\d+) of (\d+) stages; "
                        r"placed in (\d+) us over (\d+) candidates")
 
 
@@ -195,7 +195,8 @@ def rlft_log(path):
                 out[int(m.group(1))] = {
                     "nodes": m.group(3), "placement": m.group(4),
                     "predicted_avg": float(m.group(6)), "predicted_max": int(m.group(7)),
-                    "place_us": int(m.group(8)), "candidates": int(m.group(9))}
+                    "stages_played": int(m.group(8)), "stages_total": int(m.group(9)),
+                    "place_us": int(m.group(10)), "candidates": int(m.group(11))}
     return out
 
 

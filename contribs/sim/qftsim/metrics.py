@@ -37,6 +37,10 @@ def _rlft_figures(jobs, scored):
     if not rl:
         return None
     agree = [j for j in scored if "rlft" in j]
+    # a prediction played every stage, or a sample of them (the flow
+    # budget): only the former must equal the score of every stage
+    whole = [j for j in agree
+             if j["rlft"].get("stages_played") == j["rlft"].get("stages_total")]
     kinds = {}
     for j in agree:
         k = placement_kind(j["rlft"].get("kind"))
@@ -53,8 +57,9 @@ def _rlft_figures(jobs, scored):
         "by_cons_tres": sum(1 for r in rl if r.get("kind") == "cons_tres"),
         "place_us_mean": mean([r["place_us"] for r in rl]),
         "predicted_equals_scored": sum(
-            1 for j in agree if abs(j["rlft"]["predicted_avg"] - j["hsd_alone"]) < 0.0015),
-        "compared": len(agree),
+            1 for j in whole if abs(j["rlft"]["predicted_avg"] - j["hsd_alone"]) < 0.0015),
+        "compared": len(whole),
+        "sampled": len(agree) - len(whole),
     }
 
 

@@ -67,9 +67,10 @@ def _hsd_notes(rep):
     for n in order:
         r = pol[n].get("rlft")
         if r:
-            lines.append("%s: %d placements logged, %.0f us mean; predicted HSD = scored for %d of %d"
+            lines.append("%s: %d placements logged, %.0f us mean; predicted HSD = scored for %d of %d "
+                         "predictions of every stage (%d sampled)"
                          % (n, r["logged"], r["place_us_mean"] or 0,
-                            r["predicted_equals_scored"], r["compared"]))
+                            r["predicted_equals_scored"], r["compared"], r.get("sampled", 0)))
             lines.append("  by kind (multi-node jobs): " + "; ".join(
                 "%s %d (HSD=1 %d, mean %.2f)" % (k, e["jobs"], e["hsd1"], e["hsd_mean"])
                 for k, e in sorted(r.get("kinds", {}).items(), key=lambda x: -x[1]["jobs"])))
