@@ -26,8 +26,8 @@ constexpr unsigned kMaxRadix = 64; // digits of a level fit one mask word
 unsigned popcount(uint64_t x) { return unsigned(__builtin_popcountll(x)); }
 
 // The n digits (bits) that the most of `masks` share, taken one at a time;
-// `masks` left holding only the masks that have all of them. 0 when fewer
-// than one mask can hold n digits.
+// `masks` left holding only the masks that have all of them. 0 when no
+// mask holds n digits.
 uint64_t common_digits(std::vector<uint64_t> &masks, unsigned n, unsigned radix)
 {
 	masks.erase(std::remove_if(masks.begin(), masks.end(),
