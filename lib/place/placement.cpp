@@ -452,25 +452,23 @@ Candidate Placer::tree_order_candidate(const Search &s) const
 	return c;
 }
 
-void Placer::prove(std::vector<Candidate> &cands) const
+void Placer::prove(Candidate &c) const
 {
 	const Pgft &g = tree_.pgft();
 	if (std::string(router_.name()) != "dmodk")
 		return; // the proofs are about D-Mod-K's paths
-	for (Candidate &c : cands) {
-		std::vector<uint64_t> idx;
-		for (HostOrd h : c.hosts)
-			idx.push_back(tree_.host_index(h));
-		if (c.kind != PlacementKind::product) {
-			c.congestion_free = tree_.missing().empty() && congestion_free_hosts(g, idx);
-			continue;
-		}
-		// a product keeps its D-Mod-K paths when it uses no missing cable
-		const std::optional<Shape> s = shape_of(g, idx);
-		c.congestion_free = s && congestion_free(g, *s);
-		for (const MissingCable &m : tree_.missing())
-			c.congestion_free = c.congestion_free && !uses_cable(g, *s, m);
+	std::vector<uint64_t> idx;
+	for (HostOrd h : c.hosts)
+		idx.push_back(tree_.host_index(h));
+	if (c.kind != PlacementKind::product) {
+		c.congestion_free = tree_.missing().empty() && congestion_free_hosts(g, idx);
+		return;
 	}
+	// a product keeps its D-Mod-K paths when it uses no missing cable
+	const std::optional<Shape> s = shape_of(g, idx);
+	c.congestion_free = s && congestion_free(g, *s);
+	for (const MissingCable &m : tree_.missing())
+		c.congestion_free = c.congestion_free && !uses_cable(g, *s, m);
 }
 
 // Keeps the max_candidates best fitting candidates, scores them (all when
@@ -600,7 +598,7 @@ Placement Placer::place(const PlacementRequest &req) const
 			return a.hsd < b.hsd;
 		return a.free_left < b.free_left;
 	});
-	prove(cands);
+	prove(cands.front()); // what the job is told; the others are not
 	p.outcome = Placement::placed;
 	p.chosen = cands.front();
 	p.considered = std::move(cands);

@@ -112,7 +112,8 @@ struct Candidate {
 	std::string shape;          // product: "6x7x18", top level first
 	// Provably HSD 1.0 for Shift (and ring, dissemination, tournament,
 	// binomial) in tree order: routed by D-Mod-K, over no missing cable,
-	// and the host set passes lib/place/shape.hpp's exact test.
+	// and the host set passes lib/place/shape.hpp's exact test. Set for
+	// the chosen candidate only.
 	bool congestion_free = false;
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
@@ -244,8 +245,9 @@ private:
 	// placement scores tens of candidates per decision.
 	template <typename Visit>
 	void play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const;
-	// Sets each candidate's congestion_free.
-	void prove(std::vector<Candidate> &cands) const;
+	// Sets the candidate's congestion_free (for the chosen one only: the
+	// proof is O(h N s), and job_test runs it under slurmctld's locks).
+	void prove(Candidate &c) const;
 	// Keeps the best fitting max_candidates, scores them and drops the
 	// unroutable ones (why: the first message).
 	void score_candidates(std::vector<Candidate> &cands, std::string &why) const;

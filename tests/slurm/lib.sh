@@ -65,6 +65,31 @@ wait_job() {
 	echo "$state"
 }
 
+# submit_recording W ENVDIR N [SBATCH-ARGS...]: a batch job of N nodes in
+# cluster W that writes its QFT_ variables to ENVDIR/<id>.env and sleeps;
+# prints its id.
+submit_recording() {
+	local w=$1 dir=$2 n=$3
+	shift 3
+	(cd "$w" && "$w/bin/sbatch" --parsable -N "$n" -o /dev/null "$@" \
+		--wrap "env | grep ^QFT_ | sort > $dir/\$SLURM_JOB_ID.env; sleep 600")
+}
+
+# wait_running W ID...: until every job runs (60 s at most), then 2 s for
+# their scripts to write their environment.
+wait_running() {
+	local w=$1
+	shift
+	for _ in $(seq 1 60); do
+		[ "$("$w/bin/squeue" -h -t R -j "$(echo "$@" | tr ' ' ,)" | wc -l)" -ge $# ] && break
+		sleep 1
+	done
+	sleep 2
+}
+
+# job_nodes W ID: the job's nodes, comma-separated.
+job_nodes() { "$1/bin/scontrol" show hostnames "$("$1/bin/squeue" -h -j "$2" -o %N)" | paste -sd,; }
+
 # tree_names FABRIC [FIRST COUNT]: host names in tree order.
 tree_names() {
 	python3 - "$@" <<'PY'

@@ -49,17 +49,12 @@ for cables in 1 5 20; do
 	mkdir -p "$T/jobs$cables"
 	ids=()
 	for n in 7 18 36 50 100 150; do
-		ids+=("$(cd "$W" && "$BIN/sbatch" --parsable -N "$n" -o /dev/null \
-			--wrap "env | grep ^QFT_ | sort > $T/jobs$cables/\$SLURM_JOB_ID.env; sleep 300")")
+		ids+=("$(submit_recording "$W" "$T/jobs$cables" "$n")")
 	done
-	for _ in $(seq 1 60); do
-		[ "$("$BIN/squeue" -h -t R | wc -l)" -ge ${#ids[@]} ] && break
-		sleep 1
-	done
-	sleep 3
+	wait_running "$W" "${ids[@]}"
 	for id in "${ids[@]}"; do
 		st=$("$BIN/squeue" -h -j "$id" -o '%T %D %N')
-		list=$("$BIN/scontrol" show hostnames "$("$BIN/squeue" -h -j "$id" -o %N)" | paste -sd,)
+		list=$(job_nodes "$W" "$id")
 		env=$T/jobs$cables/$id.env
 		want=$("$QFT" score --fabric "$fab" --hosts "$list" --json 2>&1 |
 			python3 -c 'import json,sys; d=json.load(sys.stdin); print("%.3f %d" % (d["avg_hsd"], d["max_hsd"]))' 2>&1)

@@ -25,21 +25,8 @@ hsd() { # hsd ARGS...: "AVG MAX [SHARED]" of qft score
 }
 env_of() { sed -n "s/^$2=//p" "$T/jobs/$1.env" 2>/dev/null; }
 
-# submit N [SBATCH-ARGS...]: a job that records its QFT_ variables
-submit() {
-	local n=$1
-	shift
-	(cd "$W" && "$BIN/sbatch" --parsable -N "$n" -o /dev/null "$@" \
-		--wrap "env | grep ^QFT_ | sort > $T/jobs/\$SLURM_JOB_ID.env; sleep 600")
-}
-wait_running() { # wait_running ID...
-	for _ in $(seq 1 60); do
-		[ "$("$BIN/squeue" -h -t R -j "$(echo "$@" | tr ' ' ,)" | wc -l)" -ge $# ] && break
-		sleep 1
-	done
-	sleep 2
-}
-nodes_of() { "$BIN/scontrol" show hostnames "$("$BIN/squeue" -h -j "$1" -o %N)" | paste -sd,; }
+submit() { submit_recording "$W" "$T/jobs" "$@"; }
+nodes_of() { job_nodes "$W" "$1"; }
 
 for shapes in blocks products; do
 	mkdir -p "$T/$shapes"
@@ -54,7 +41,7 @@ for shapes in blocks products; do
 
 	# --- 1. 756 nodes ------------------------------------------------------
 	id=$(submit 756)
-	wait_running "$id"
+	wait_running "$W" "$id"
 	list=$(nodes_of "$id")
 	say "Shapes=$shapes: 756-node job: $(env_of "$id" QFT_PLACEMENT) ($(env_of "$id" QFT_PLACEMENT_KIND))"
 	got="$(env_of "$id" QFT_HSD_AVG) $(env_of "$id" QFT_HSD_MAX)"
@@ -76,9 +63,9 @@ for shapes in blocks products; do
 
 	# --- 2. complementary positions ------------------------------------------
 	a=$(submit 70)
-	wait_running "$a"
+	wait_running "$W" "$a"
 	b=$(submit 20)
-	wait_running "$a" "$b"
+	wait_running "$W" "$a" "$b"
 	la=$(nodes_of "$a")
 	lb=$(nodes_of "$b")
 	printf '%s\n%s\n' "$la" "$lb" >"$T/two.jobs"
@@ -98,7 +85,7 @@ for shapes in blocks products; do
 	check "both jobs and their nodes survive the restart" cmp -s "$T/before" "$T/after"
 	check "select/rlft tracks them again" grep -q "select/rlft: JobId=$b tracked" "$LOG"
 	c=$(submit 18)
-	wait_running "$c"
+	wait_running "$W" "$c"
 	lc=$(nodes_of "$c")
 	check "a job after the restart avoids them ($lc)" \
 		sh -c "[ \$(printf '%s,%s,%s' '$la' '$lb' '$lc' | tr , '\\n' | sort | uniq -d | wc -l) = 0 ]"

@@ -46,16 +46,11 @@ run_jobs() { # run_jobs N...: one batch job each, all running together
 	local n
 	ids=()
 	for n in "$@"; do
-		ids+=("$(cd "$W" && "$BIN/sbatch" --parsable -N "$n" -o /dev/null \
-			--wrap "env | grep ^QFT_ | sort > $T/jobs/\$SLURM_JOB_ID.env; sleep 300")")
+		ids+=("$(submit_recording "$W" "$T/jobs" "$n")")
 	done
-	for _ in $(seq 1 60); do
-		[ "$("$BIN/squeue" -h -t R | wc -l)" -ge ${#ids[@]} ] && break
-		sleep 1
-	done
-	sleep 2
+	wait_running "$W" "${ids[@]}"
 }
-job_hosts() { "$BIN/scontrol" show hostnames "$("$BIN/squeue" -h -j "$1" -o %N)" | paste -sd,; }
+job_hosts() { job_nodes "$W" "$1"; }
 got_hsd() { echo "$(sed -n 's/^QFT_HSD_AVG=//p' "$1") $(sed -n 's/^QFT_HSD_MAX=//p' "$1")"; }
 
 run_jobs 5 8 3 12
