@@ -16,8 +16,9 @@ int cmd_place(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
-		   "--candidates", "--eligible", "--require", "--routing", "--lft"},
-		  {"--no-congestion", "--explain", "--products"});
+		   "--candidates", "--eligible", "--require", "--routing", "--lft", "--round-up",
+		   "--shapes", "--min-nodes"},
+		  {"--no-congestion", "--explain"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
@@ -32,7 +33,11 @@ int cmd_place(int argc, char **argv)
 	pol.sample_stages = args.number("--samples", pol.sample_stages, 100000);
 	pol.max_candidates = args.number("--candidates", pol.max_candidates, 100000);
 	pol.rank_by_congestion = !args.has("--no-congestion");
-	pol.products = args.has("--products");
+	const std::string shapes = args.get("--shapes", "products");
+	if (shapes != "products" && shapes != "blocks")
+		throw UsageError{"--shapes " + shapes + ": expected products or blocks"};
+	pol.products = shapes == "products";
+	pol.round_up = uint32_t(args.number("--round-up", pol.round_up, 50));
 	Placer placer(f, m->need_tree(), m->router(), pol);
 
 	if (args.has("--running")) {
@@ -45,6 +50,9 @@ int cmd_place(int argc, char **argv)
 	req.nodes = uint32_t(args.number("--nodes", 0, 1u << 20));
 	if (!req.nodes)
 		throw UsageError{"--nodes N is required (N >= 1)"};
+	req.nodes_min = uint32_t(args.number("--min-nodes", req.nodes, req.nodes));
+	if (!req.nodes_min)
+		throw UsageError{"--min-nodes M: expected 1 <= M <= N"};
 	req.eligible.assign(f.hosts().size(), !args.has("--eligible"));
 	if (args.has("--eligible"))
 		for (HostOrd h : resolve_hosts(f, host_names(f, args.get("--eligible"))))
@@ -62,11 +70,11 @@ int cmd_place(int argc, char **argv)
 	for (HostOrd h : p.chosen.hosts)
 		names.push_back(f.node(f.hosts()[h]).name);
 	std::printf("placed %zu nodes: %s\n%s%s\npredicted %s HSD %.3f with %zu running jobs "
-		    "(%.3f alone), %zu candidates\n",
+		    "(%.3f alone), %zu switch links shared with them, %zu candidates\n",
 		    names.size(), hostlist_compress(names).c_str(), p.chosen.label().c_str(),
 		    p.chosen.congestion_free ? ", congestion-free by construction" : "",
 		    pol.pattern.c_str(), p.chosen.hsd, placer.running(), p.chosen.hsd_alone,
-		    p.considered.size());
+		    p.chosen.shared, p.considered.size());
 	if (args.has("--explain"))
 		std::fputs(explain(p).c_str(), stdout);
 	return 0;

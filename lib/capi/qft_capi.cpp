@@ -370,6 +370,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 			if (config->flow_budget)
 				pol.flow_budget = config->flow_budget;
 			pol.products = config->products != 0;
+			pol.round_up = config->round_up;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;
@@ -436,6 +437,7 @@ qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, ui
 		out->reason = p.reason.c_str();
 		out->explain = placer->explain.c_str();
 		out->candidates = p.considered.size();
+		out->shared_links = p.chosen.shared;
 	});
 }
 

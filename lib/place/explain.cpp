@@ -13,9 +13,10 @@ std::string explain(const Placement &placement)
 		std::string label = c.label();
 		if (label.size() < 48)
 			label.resize(48, ' ');
-		char figures[128];
-		std::snprintf(figures, sizeof(figures), " HSD %.3f (alone %.3f), %llu free left%s\n",
-			      c.hsd, c.hsd_alone, (unsigned long long)c.free_left,
+		char figures[160];
+		std::snprintf(figures, sizeof(figures),
+			      " HSD %.3f (alone %.3f), %zu links shared, %llu free left%s\n",
+			      c.hsd, c.hsd_alone, c.shared, (unsigned long long)c.free_left,
 			      c.congestion_free ? ", congestion-free by construction" : "");
 		out += "  " + label + figures;
 	}

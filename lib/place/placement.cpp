@@ -19,6 +19,8 @@ const char *placement_kind_name(PlacementKind kind)
 {
 	switch (kind) {
 	case PlacementKind::product: return "product";
+	case PlacementKind::near_product: return "near_product";
+	case PlacementKind::two_leaves: return "two_leaves";
 	case PlacementKind::aligned: return "aligned";
 	case PlacementKind::unaligned: return "unaligned";
 	case PlacementKind::best_fit: return "best_fit";
@@ -31,6 +33,11 @@ std::string Candidate::label() const
 {
 	if (kind == PlacementKind::product)
 		return cat("product ", shape, " (", hosts.size(), " hosts)");
+	if (kind == PlacementKind::two_leaves)
+		return cat(hosts.size(), " hosts in two leaves (no product was free)");
+	if (kind == PlacementKind::near_product)
+		return cat("near product ", shape, " (", hosts.size(),
+			   " hosts; no free product of that size)");
 	if (kind == PlacementKind::tree_order)
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
 	if (kind == PlacementKind::best_fit)
@@ -55,6 +62,7 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	       PlacementPolicy policy)
 	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
 	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0),
+	  link_names_(std::string(router.name()) == "dmodk"), links_(tree.pgft()),
 	  player_(fabric, router), peaks_(fabric.port_count())
 {
 	if (policy_.sample_stages == 0)
@@ -143,11 +151,61 @@ Prediction Placer::predict(const std::vector<HostOrd> &ranks) const
 	return play_peaks(ranks, nullptr);
 }
 
+std::vector<uint64_t> Placer::tree_indexes(const std::vector<HostOrd> &hosts) const
+{
+	std::vector<uint64_t> idx;
+	for (HostOrd h : hosts)
+		if (tree_.host_index(h) != kNone)
+			idx.push_back(tree_.host_index(h));
+	return idx;
+}
+
+std::vector<uint64_t> Placer::product_hull(const std::vector<uint64_t> &idx) const
+{
+	const Pgft &g = tree_.pgft();
+	if (idx.empty())
+		return {};
+	std::vector<std::vector<bool>> used(g.h());
+	uint64_t size = 1;
+	for (unsigned l = 1; l <= g.h(); l++) {
+		used[l - 1].assign(g.m(l), false);
+		uint32_t n = 0;
+		for (uint64_t j : idx) {
+			const uint64_t d = j / g.M(l - 1) % g.m(l);
+			n += !used[l - 1][d];
+			used[l - 1][d] = true;
+		}
+		size *= n;
+	}
+	if (size * 100 > idx.size() * (100 + uint64_t(policy_.round_up)))
+		return {};
+	std::vector<uint64_t> hull;
+	for (uint64_t j = 0; j < g.hosts(); j++) {
+		bool in = true;
+		for (unsigned l = 1; l <= g.h() && in; l++)
+			in = used[l - 1][j / g.M(l - 1) % g.m(l)];
+		if (in)
+			hull.push_back(j);
+	}
+	return hull;
+}
+
 std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 {
-	// The hosts of every block a job touches, at the level of the smallest
-	// subtree holding all its hosts.
 	const Pgft &g = tree_.pgft();
+	// A product or near product keeps its whole product.
+	if (policy_.products) {
+		const std::vector<uint64_t> hull = product_hull(tree_indexes(hosts));
+		if (!hull.empty()) {
+			std::vector<HostOrd> out;
+			for (uint64_t j : hull)
+				if (tree_.node_at(0, j) != kNone)
+					out.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+			return out;
+		}
+	}
+	// Else the hosts of every block a job touches, at the level of the
+	// smallest subtree holding all its hosts.
 	uint64_t lo = UINT64_MAX, hi = 0;
 	std::vector<HostOrd> placed; // hosts without a tree position reserve nothing
 	for (HostOrd h : hosts) {
@@ -185,6 +243,9 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	RunningJob job;
 	job.hosts = hosts;
 	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
+	job.placed = tree_indexes(hosts);
+	if (link_names_)
+		links_.add(job.placed, 1);
 	// Its busiest load on every link over the prediction's stages: one
 	// replay, bounded by the flow budget, serves both.
 	job.alone = play_peaks(hosts, &job.peak);
@@ -205,6 +266,8 @@ void Placer::remove_running(uint32_t job_id)
 		background_[l] -= c;
 	for (HostOrd h : it->second.reserved)
 		holder_[h]--;
+	if (link_names_)
+		links_.add(it->second.placed, -1);
 	jobs_.erase(it);
 }
 
@@ -457,9 +520,7 @@ void Placer::prove(Candidate &c) const
 	const Pgft &g = tree_.pgft();
 	if (std::string(router_.name()) != "dmodk")
 		return; // the proofs are about D-Mod-K's paths
-	std::vector<uint64_t> idx;
-	for (HostOrd h : c.hosts)
-		idx.push_back(tree_.host_index(h));
+	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
 	if (c.kind != PlacementKind::product) {
 		c.congestion_free = tree_.missing().empty() && congestion_free_hosts(g, idx);
 		return;
@@ -489,6 +550,8 @@ void Placer::score_candidates(std::vector<Candidate> &cands, std::string &why) c
 				     ? policy_.flow_budget / std::max<size_t>(cands.size(), 1)
 				     : policy_.flow_budget;
 	auto routes = [&](Candidate &c) {
+		if (link_names_)
+			c.shared = links_.shared(tree_indexes(c.hosts));
 		try {
 			std::tie(c.hsd_alone, c.hsd) = score(c.hosts, share);
 			return true;
@@ -574,8 +637,17 @@ Placement Placer::place(const PlacementRequest &req) const
 	std::vector<Candidate> cands;
 	std::string unroutable;
 	if (policy_.products) {
-		products_in_range(*s, cands);
+		const std::vector<uint64_t> leaves = leaf_masks(*s);
+		products_in_range(*s, leaves, cands);
 		score_candidates(cands, unroutable);
+		if (cands.empty()) {
+			two_leaf_candidates(*s, leaves, cands);
+			score_candidates(cands, unroutable);
+		}
+		if (cands.empty() && policy_.round_up) {
+			near_products(*s, leaves, req.nodes, cands);
+			score_candidates(cands, unroutable);
+		}
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		candidates_at(l, *s, cands);
@@ -596,6 +668,8 @@ Placement Placer::place(const PlacementRequest &req) const
 	std::stable_sort(cands.begin(), cands.end(), [&](const Candidate &a, const Candidate &b) {
 		if (policy_.rank_by_congestion && a.hsd != b.hsd)
 			return a.hsd < b.hsd;
+		if (a.shared != b.shared)
+			return a.shared < b.shared;
 		return a.free_left < b.free_left;
 	});
 	prove(cands.front()); // what the job is told; the others are not

@@ -10,15 +10,21 @@
 // lemma 3 wants N / W_{l-1} to be a multiple of w_l p_l. The prediction
 // reports it; the block is not widened yet.
 //
-// The placer looks in the smallest level l whose subtrees can hold N, for runs
-// of free aligned blocks of W_l hosts in one subtree (contiguous first,
+// The placer first looks for product shapes (docs/product-shapes.md,
+// lib/place/products.cpp): congestion-free for the Shift family, and
+// link-disjoint from every other product, for far more sizes than blocks.
+// Then N <= 2 m_1 hosts in two leaves of one level-2 subtree (congestion-
+// free when U_1 = M_1), then near products if asked (round_up). Without
+// any, as with products off, it looks in the smallest level l whose
+// subtrees can hold N, for runs of free aligned blocks of W_l hosts in one subtree (contiguous first,
 // then scattered whole blocks), falls back level by level, and last to a
 // best fit down the tree (whole free subtrees that fit, the rest in the
 // subtree with the fewest free hosts that holds it, as cons_tres does with
 // Slurm's switches). Candidates are ranked by the congestion the
 // routing gives them (a sample of Shift stages, each link's load plus the
-// busiest load the running jobs put on it), then by best fit (the fewest
-// free hosts left in the subtree), then by position.
+// busiest load the running jobs put on it), then by the switch links they
+// would share with the running jobs (lib/place/links.hpp), then by best fit
+// (the fewest free hosts left in the subtree), then by position.
 //
 // N not a multiple of W_l: Remainder::exact gives N hosts (q whole blocks
 // and r hosts of one more block); Remainder::reserve keeps the rest of that
@@ -38,6 +44,7 @@
 #include <vector>
 
 #include "lib/fabric/fabric.hpp"
+#include "lib/place/links.hpp"
 #include "lib/route/router.hpp"
 #include "lib/score/stages.hpp"
 #include "lib/traffic/pattern.hpp"
@@ -62,9 +69,15 @@ struct PlacementPolicy {
 	bool rank_by_congestion = true; // false: best fit only
 	size_t max_candidates = 16;     // scored per level
 	size_t flow_budget = kFlowBudget; // SIZE_MAX: no bound
-	// Product shapes first (lib/place/products.cpp); off until the
-	// product-shape issue is complete.
-	bool products = false;
+	// Product shapes first (lib/place/products.cpp), then N <= 2 m_1
+	// hosts in two leaves; false: blocks only (qft.conf Shapes=blocks).
+	bool products = true;
+	// With products: a size with no free product may take the first N
+	// hosts of a free product of up to N + round_up% hosts (a near
+	// product): its links are the product's, which no other product
+	// uses; under Remainder::reserve the rest of that product stays idle
+	// while it runs. 0: no near products.
+	uint32_t round_up = 0;
 };
 
 // A job's predicted congestion alone (seed 000 section VII: the average
@@ -92,12 +105,14 @@ struct PlacementRequest {
 // What a candidate is, from the most to the least congestion-free.
 enum class PlacementKind {
 	product,    // a product shape S_h x .. x S_1 (lib/place/products.cpp)
+	near_product, // the first N hosts of a product of a few more
+	two_leaves, // no product: N <= 2 m_1 hosts in two leaves, congestion-free on an RLFT
 	aligned,    // whole aligned blocks of W_l hosts (N = i W_l)
 	unaligned,  // aligned blocks, the last one partial (N not a multiple)
 	best_fit,   // no aligned block was free: a best fit down one subtree
 	tree_order, // the required hosts, then any free hosts in tree order
 };
-// "aligned", "unaligned", "best_fit", "tree_order": the words of
+// "product", "near_product", "aligned", ...: the words of
 // QFT_PLACEMENT_KIND and of the simulator's report.
 const char *placement_kind_name(PlacementKind kind);
 
@@ -109,7 +124,8 @@ struct Candidate {
 	uint64_t block = 0;         // W_level
 	std::vector<uint64_t> blocks; // block indexes within the subtree
 	bool contiguous = false;
-	std::string shape;          // product: "6x7x18", top level first
+	std::string shape;          // product: "6x7x18", top level first;
+				    // near product: "7x14-1" (one host short)
 	// Provably HSD 1.0 for Shift (and ring, dissemination, tournament,
 	// binomial) in tree order: routed by D-Mod-K, over no missing cable,
 	// and the host set passes lib/place/shape.hpp's exact test. Set for
@@ -118,6 +134,9 @@ struct Candidate {
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
 	uint64_t free_left = 0;     // free hosts left in the subtree
+	// Switch links that running jobs use too (lib/place/links.hpp; 0
+	// when the routing is not D-Mod-K, whose link names it counts).
+	size_t shared = 0;
 	std::string label() const;  // "L2-3 blocks 4-5 of 18 (aligned)"
 };
 
@@ -164,6 +183,7 @@ public:
 private:
 	struct RunningJob {
 		std::vector<HostOrd> hosts, reserved;
+		std::vector<uint64_t> placed; // tree indexes of its hosts in the tree
 		std::vector<std::pair<PortIdx, uint32_t>> peak; // link, busiest stage load
 		Prediction alone; // what predict() gives its hosts
 	};
@@ -208,7 +228,8 @@ private:
 	void product_candidates(const Search &s, const std::vector<uint64_t> &leaves, uint32_t n,
 				std::vector<Candidate> &out) const;
 	// Products of the largest size in the request's range that has one.
-	void products_in_range(const Search &s, std::vector<Candidate> &out) const;
+	void products_in_range(const Search &s, const std::vector<uint64_t> &leaves,
+			       std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	Candidate tree_order_candidate(const Search &s) const;
@@ -234,12 +255,26 @@ private:
 	// factorisations of one size (the most hosts per leaf first).
 	static constexpr uint32_t kRangeSizes = 32;
 	static constexpr size_t kFactorisations = 12;
+	// Subtrees searched per factorisation (the tightest first), and how
+	// many that give a product are enough.
+	static constexpr size_t kScopesSearched = 8, kScopesFound = 2;
 	Candidate product_candidate(const Search &s, const std::vector<uint64_t> &sets) const;
+	// N <= 2 m_1 hosts of two leaves (the pairs with the fewest free hosts
+	// left first): any such set plays Shift without congestion on an RLFT.
+	void two_leaf_candidates(const Search &s, const std::vector<uint64_t> &leaves,
+				 std::vector<Candidate> &out) const;
+	// Near products: the first `n` hosts of products of up to n + round_up%.
+	void near_products(const Search &s, const std::vector<uint64_t> &leaves, uint32_t n,
+			   std::vector<Candidate> &out) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
 	// the tree; the range must hold that many free hosts.
 	void fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 		  std::vector<uint64_t> &out) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
+	// The smallest product holding `idx` (digits used at each level), if it
+	// has at most round_up% more hosts: a near product's whole shape.
+	std::vector<uint64_t> product_hull(const std::vector<uint64_t> &idx) const;
+	std::vector<uint64_t> tree_indexes(const std::vector<HostOrd> &hosts) const;
 	// Plays `stages` evenly spread stages of the pattern on `ranks`; for
 	// each calls visit(loads). Costs the flows, not the fabric's size: a
 	// placement scores tens of candidates per decision.
@@ -261,6 +296,8 @@ private:
 	uint32_t last_added_ = 0; // predict() reuses its figures
 	std::vector<uint32_t> holder_;     // by host ordinal: running jobs holding or reserving it
 	std::vector<uint32_t> background_; // by link: sum of the running jobs' peaks
+	const bool link_names_;            // the routing is D-Mod-K: links_ names its links
+	LinkUse links_;                    // switch links the running jobs use
 	// Scratch of every play (slurmctld calls the placer under its locks,
 	// one call at a time).
 	mutable StagePlayer player_;

@@ -12,6 +12,8 @@
 // (at level 1: when position c is free). For a factorisation
 // N = n_h ... n_1, each level takes the n_l digits that the most subtrees
 // share (greedily), which keeps the candidates of the next level many.
+// Each factorisation is searched in one subtree at a time, the tightest
+// first (best fit).
 #include <algorithm>
 
 #include "lib/common/error.hpp"
@@ -169,14 +171,86 @@ Candidate Placer::product_candidate(const Search &s, const std::vector<uint64_t>
 	return c;
 }
 
-void Placer::products_in_range(const Search &s, std::vector<Candidate> &out) const
+void Placer::products_in_range(const Search &s, const std::vector<uint64_t> &leaves,
+				std::vector<Candidate> &out) const
 {
 	const uint32_t hi = s.req.nodes;
 	const uint32_t lo = std::max<uint32_t>({1, s.req.nodes_min ? s.req.nodes_min : hi,
 						hi > kRangeSizes ? hi - kRangeSizes + 1 : 1});
-	const std::vector<uint64_t> leaves = leaf_masks(s);
 	for (uint32_t n = hi; n >= lo && out.empty(); n--)
 		product_candidates(s, leaves, n, out);
+}
+
+void Placer::two_leaf_candidates(const Search &s, const std::vector<uint64_t> &leaves,
+				 std::vector<Candidate> &out) const
+{
+	const Pgft &g = tree_.pgft();
+	const uint32_t n = s.req.nodes, m = g.m(1);
+	// U_1 = M_1: every flow out of a leaf is keyed by its destination's
+	// position, distinct within the other leaf (docs/product-shapes.md)
+	if (g.h() < 2 || n <= 1 || n > 2 * m || g.W(2) * g.p(2) != g.M(1))
+		return;
+	// pairs (x, y) with free(x) + free(y) >= n, the fewest left over first;
+	// each leaf gives as many as it can, so that the other stays whole
+	std::vector<std::pair<uint64_t, uint64_t>> by_free; // (free, leaf)
+	for (uint64_t x = 0; x < leaves.size(); x++)
+		if (leaves[x])
+			by_free.push_back({popcount(leaves[x]), x});
+	std::sort(by_free.begin(), by_free.end());
+	std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> pairs; // (left, x, y)
+	for (size_t i = 0; i < by_free.size(); i++) {
+		// the smallest partner that makes up n
+		// (in the same level-2 subtree: levels above stay out of it)
+		const uint64_t x = by_free[i].second, need = n > by_free[i].first ? n - by_free[i].first : 0;
+		for (size_t k = i + 1; k < by_free.size(); k++)
+			if (by_free[k].first >= need && by_free[k].second / g.m(2) == x / g.m(2)) {
+				pairs.push_back({by_free[i].first + by_free[k].first - n, x, by_free[k].second});
+				break;
+			}
+	}
+	std::sort(pairs.begin(), pairs.end());
+	for (const auto &[left, x, y] : pairs) {
+		if (out.size() >= policy_.max_candidates)
+			break;
+		// the fuller leaf first, all its free hosts, the rest from the other
+		const uint64_t a = popcount(leaves[x]) >= popcount(leaves[y]) ? x : y, b = a == x ? y : x;
+		std::vector<uint64_t> idx;
+		for (uint64_t leaf : {a, b})
+			for (unsigned d = 0; d < m && idx.size() < n; d++)
+				if (leaves[leaf] >> d & 1)
+					idx.push_back(leaf * m + d);
+		std::sort(idx.begin(), idx.end());
+		Candidate c;
+		c.kind = PlacementKind::two_leaves;
+		c.level = 1;
+		c.subtree = std::min(x, y);
+		for (uint64_t j : idx)
+			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+		c.free_left = left;
+		if (s.has_required(c.hosts))
+			out.push_back(std::move(c));
+	}
+}
+
+void Placer::near_products(const Search &s, const std::vector<uint64_t> &leaves, uint32_t n,
+			   std::vector<Candidate> &out) const
+{
+	// the smallest size above n that has a free product, its first n
+	// hosts (tree order): links a subset of the product's
+	const uint32_t most = uint32_t(n + uint64_t(n) * policy_.round_up / 100);
+	for (uint32_t big = n + 1; big <= std::min(most, n + kRangeSizes) && out.empty(); big++) {
+		product_candidates(s, leaves, big, out);
+		std::vector<Candidate> kept;
+		for (Candidate &c : out) {
+			c.hosts.resize(n);
+			c.kind = PlacementKind::near_product;
+			c.shape += cat("-", big - n);
+			c.free_left += big - n;
+			if (s.has_required(c.hosts))
+				kept.push_back(std::move(c));
+		}
+		out.swap(kept);
+	}
 }
 
 void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &leaves,
@@ -191,17 +265,45 @@ void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &le
 	for (const std::vector<uint32_t> &n : factorisations(n_hosts)) {
 		if (tried++ >= kFactorisations)
 			return;
-		for (bool fragments_first : {true, false}) {
-			if (out.size() >= policy_.max_candidates)
-				return;
-			std::vector<uint64_t> sets;
-			if (!product_for(leaves, n, fragments_first, sets) ||
-			    std::find(seen.begin(), seen.end(), sets) != seen.end())
-				continue;
-			seen.push_back(sets);
-			Candidate c = product_candidate(s, sets);
-			if (s.has_required(c.hosts))
-				out.push_back(std::move(c));
+		// Best fit: the shape fits in one level-k subtree; search the
+		// subtrees that hold it one at a time, the fewest free hosts
+		// first, so that emptier ones stay whole for larger jobs.
+		unsigned k = g.h();
+		while (k > 1 && n[k - 1] == 1)
+			k--;
+		const uint64_t per = g.M(k) / g.m(1); // leaves per level-k subtree
+		std::vector<std::pair<uint32_t, uint64_t>> scopes; // (free, subtree)
+		for (uint64_t sub = 0; sub * g.M(k) < g.hosts(); sub++) {
+			const uint32_t f = s.counts.free_in(sub * g.M(k), std::min(g.hosts(), (sub + 1) * g.M(k)));
+			if (f >= n_hosts)
+				scopes.push_back({f, sub});
+		}
+		std::sort(scopes.begin(), scopes.end());
+		size_t found = 0, searched = 0;
+		for (const auto &scope : scopes) {
+			if (found >= kScopesFound || searched++ >= kScopesSearched)
+				break;
+			std::vector<uint64_t> scoped(leaves.size(), 0);
+			const uint64_t sub = scope.second;
+			std::copy(leaves.begin() + long(sub * per),
+				  leaves.begin() + long(std::min<uint64_t>(leaves.size(), (sub + 1) * per)),
+				  scoped.begin() + long(sub * per));
+			bool any = false;
+			for (bool fragments_first : {true, false}) {
+				if (out.size() >= policy_.max_candidates)
+					return;
+				std::vector<uint64_t> sets;
+				if (!product_for(scoped, n, fragments_first, sets) ||
+				    std::find(seen.begin(), seen.end(), sets) != seen.end())
+					continue;
+				seen.push_back(sets);
+				Candidate c = product_candidate(s, sets);
+				if (s.has_required(c.hosts)) {
+					out.push_back(std::move(c));
+					any = true;
+				}
+			}
+			found += any;
 		}
 	}
 }

@@ -34,6 +34,10 @@ struct World : test::Modelled {
 		pol.products = products;
 		placer = std::make_unique<Placer>(fabric, *tree, *router, pol);
 	}
+	void set_policy(const PlacementPolicy &pol)
+	{
+		placer = std::make_unique<Placer>(fabric, *tree, *router, pol);
+	}
 	Placement place(uint32_t n) const
 	{
 		PlacementRequest req;
@@ -153,6 +157,103 @@ void product_in_a_node_range(void **)
 	assert_true(exact.chosen.kind != PlacementKind::product);
 	assert_int_equal(exact.chosen.hosts.size(), 97);
 	assert_true(exact.chosen.hsd_alone > 1.0);
+}
+
+// Switch links two jobs both use, all-to-all in each (lib/score).
+long links_shared(const World &w, const std::vector<std::vector<HostOrd>> &jobs)
+{
+	std::vector<Job> js;
+	for (const auto &hosts : jobs)
+		js.push_back(Job{hosts, {}, LidChoice::source});
+	ScoreOptions opt;
+	opt.shared_links = true;
+	auto shift = make_pattern("shift", &w.tree->pgft());
+	return score_jobs(w.fabric, *w.router, *shift, js, opt).shared_links;
+}
+
+// The links a candidate would share with a running job (Candidate::shared,
+// from D-Mod-K's link names) are the links lib/score counts as shared
+// between the two, all-to-all in each: for every candidate considered,
+// beside a running job of each kind.
+void shared_links_of_candidates_are_exact(void **)
+{
+	size_t checked = 0, sharing = 0;
+	for (uint32_t first : {97u, 41u, 70u, 12u}) {
+		World w(Remainder::exact, "2;18,18;1,18;1,1", true);
+		Placement a = w.place(first);
+		w.placer->add_running(1, a.chosen.hosts);
+		for (uint32_t n : {20u, 23u, 30u, 60u, 100u}) {
+			Placement p = w.place(n);
+			for (const Candidate &c : p.considered) {
+				assert_int_equal(c.shared, links_shared(w, {a.chosen.hosts, c.hosts}));
+				checked++;
+				sharing += c.shared > 0;
+			}
+		}
+	}
+	print_message("%zu candidates, %zu sharing links with the running job: counts exact\n",
+		      checked, sharing);
+	assert_true(sharing > 0 && sharing < checked);
+}
+
+// Sizes with no product up to 2 m_1 = 36 (19, 23, 29, 31 are prime): two
+// leaves of one level-2 subtree, congestion-free by construction and by
+// lib/score, the pair leaving the fewest free hosts.
+void two_leaves_when_no_product_fits(void **)
+{
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	Placement a = w.place(12); // leaf 0 keeps 6 free: 23 = 6 + 17 fits it best
+	w.placer->add_running(1, a.chosen.hosts);
+	uint32_t id = 2;
+	for (uint32_t n : {23u, 19u, 29u, 31u}) {
+		Placement p = w.place(n);
+		assert_true(p.chosen.kind == PlacementKind::two_leaves);
+		assert_true(p.chosen.congestion_free);
+		assert_congestion_free(w, p.chosen);
+		std::set<uint64_t> leaves;
+		for (HostOrd h : p.chosen.hosts)
+			leaves.insert(w.tree->host_index(h) / 18);
+		assert_int_equal(leaves.size(), 2);
+		assert_int_equal(*leaves.begin() / 18, *leaves.rbegin() / 18);
+		if (n == 23)
+			assert_int_equal(*leaves.begin(), w.tree->host_index(a.chosen.hosts[0]) / 18);
+		w.placer->add_running(id++, p.chosen.hosts);
+	}
+}
+
+// 97 hosts (prime) with no node range: the first 97 hosts of a free
+// 7 x 14 product (RoundUp 5%), sharing no link with a product running in
+// the same leaves; under Remainder::reserve its 98th host stays idle. With
+// RoundUp 0 (the default) no near product.
+void near_product_when_no_product_fits(void **)
+{
+	for (Remainder rem : {Remainder::exact, Remainder::reserve}) {
+		World w(rem, "3;18,18,6;1,18,6;1,1,3", true);
+		PlacementPolicy pol = w.placer->policy();
+		pol.round_up = 5;
+		w.set_policy(pol);
+		Placement a = w.place(12); // 1x1x12, in the leaf the near product will use
+		w.placer->add_running(1, a.chosen.hosts);
+		Placement p = w.place(97);
+		assert_true(p.chosen.kind == PlacementKind::near_product);
+		assert_int_equal(p.chosen.hosts.size(), 97);
+		assert_string_equal(p.chosen.shape.c_str(), "1x7x14-1");
+		assert_int_equal(p.chosen.shared, 0);
+		assert_int_equal(links_shared(w, {a.chosen.hosts, p.chosen.hosts}), 0);
+		w.placer->add_running(2, p.chosen.hosts);
+		// the product's last host, not given to the job
+		const HostOrd last = p.chosen.hosts.back();
+		HostOrd rest = HostOrd(w.fabric.hosts().size());
+		for (HostOrd h = 0; h < w.fabric.hosts().size(); h++)
+			if (w.tree->host_index(h) > w.tree->host_index(last) &&
+			    w.tree->host_index(h) / 18 == w.tree->host_index(last) / 18 &&
+			    (rest == w.fabric.hosts().size() ||
+			     w.tree->host_index(h) < w.tree->host_index(rest)))
+				rest = h;
+		assert_true(w.placer->holds(rest) == (rem == Remainder::reserve));
+	}
+	World w(Remainder::exact, "3;18,18,6;1,18,6;1,1,3", true);
+	assert_true(w.place(97).chosen.kind != PlacementKind::near_product);
 }
 
 // The placer's "congestion-free by construction" is never wrong: a seeded
@@ -562,6 +663,9 @@ int main(void)
 		cmocka_unit_test(products_fill_used_leaves_first),
 		cmocka_unit_test(product_in_a_node_range),
 		cmocka_unit_test(claims_of_congestion_freedom_hold),
+		cmocka_unit_test(shared_links_of_candidates_are_exact),
+		cmocka_unit_test(two_leaves_when_no_product_fits),
+		cmocka_unit_test(near_product_when_no_product_fits),
 		cmocka_unit_test(running_jobs_steer_new_ones),
 		cmocka_unit_test(remainder_policies),
 		cmocka_unit_test(not_now_and_never),

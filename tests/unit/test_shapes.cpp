@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "lib/common/random.hpp"
+#include "lib/place/links.hpp"
 #include "lib/place/shape.hpp"
 #include "lib/score/score.hpp"
 #include "lib/tree/tree.hpp"
@@ -232,6 +233,48 @@ void every_host_set_against_the_scorer(void **)
 	std::printf("host sets: %zu checked, %zu congestion-free\n", sets, free);
 }
 
+// LinkUse (lib/place/links.hpp) against the scorer: random disjoint host
+// sets of any size on every tree, the links one shares with the other
+// (all-to-all in each) counted both ways; then with a third set added and
+// removed again, which must leave the counts as they were.
+void link_use_against_the_scorer(void **)
+{
+	size_t pairs = 0, sharing = 0;
+	Rng rng(21);
+	for (const char *tuple : kTrees) {
+		Bench b(tuple);
+		for (int n = 0; n < 400; n++) {
+			std::vector<uint64_t> all(b.g.hosts());
+			for (uint64_t j = 0; j < all.size(); j++)
+				all[j] = j;
+			shuffle(all, rng);
+			const size_t na = 1 + rng.below(all.size() - 2);
+			const size_t nb = 1 + rng.below(all.size() - na - 1);
+			std::vector<uint64_t> a(all.begin(), all.begin() + long(na)),
+				c(all.begin() + long(na), all.begin() + long(na + nb)),
+				rest(all.begin() + long(na + nb), all.end());
+			LinkUse use(b.g);
+			use.add(a, 1);
+			const long scored = b.shared(a, c);
+			if (long(use.shared(c)) != scored)
+				std::fprintf(stderr, "%s: %zu and %zu hosts: %zu links shared, scorer %ld\n",
+					     tuple, na, nb, use.shared(c), scored);
+			assert_int_equal(use.shared(c), scored);
+			use.add(c, 1);
+			assert_int_equal(use.shared(), scored); // counted over the added jobs
+			use.add(c, -1);
+			use.add(rest, 1);
+			use.add(rest, -1);
+			assert_int_equal(use.shared(c), scored);
+			use.add(a, -1);
+			assert_int_equal(use.shared(c), 0);
+			pairs++;
+			sharing += scored > 0;
+		}
+	}
+	std::printf("link use: %zu pairs of host sets, %zu sharing links\n", pairs, sharing);
+}
+
 // Contiguous runs on a full-bisection tree, any start: congestion-free iff
 // at every level N <= 2 M_l or M_l divides N. 756 = 7 x 108 hosts from 0
 // congest on PGFT(3;18,18,6;...) (parallel top links), the product
@@ -370,6 +413,7 @@ int main(void)
 		cmocka_unit_test(every_product_against_the_scorer),
 		cmocka_unit_test(disjoint_products_against_the_scorer),
 		cmocka_unit_test(every_host_set_against_the_scorer),
+		cmocka_unit_test(link_use_against_the_scorer),
 		cmocka_unit_test(contiguous_runs_and_the_issue_examples),
 		cmocka_unit_test(degraded_trees),
 		cmocka_unit_test(invalid_shapes),

@@ -165,6 +165,10 @@ typedef struct qft_placer_config {
 	int rank_by_congestion; /* 0: best fit only */
 	size_t flow_budget;     /* 0: QFT_FLOW_BUDGET; SIZE_MAX: no bound */
 	int products;           /* 1: product shapes first (qft.conf Shapes=) */
+	unsigned round_up;      /* with products: a size with no free product
+				 * may take the first N hosts of one up to
+				 * this % larger, a "near_product" (qft.conf
+				 * RoundUp=); 0: never */
 } qft_placer_config_t;
 
 /* A job's predicted congestion alone, for the placer's pattern: the hot-spot
@@ -193,6 +197,8 @@ typedef struct qft_placement {
 	unsigned level;        /* subtree level; 0: tree order (kind below) */
 	int aligned;           /* whole blocks only: kind is "aligned" */
 	const char *kind;      /* "product": a product shape (see shape);
+				* "near_product": the first hosts of a
+				* product a few hosts larger (shape "7x14-1");
 				* "aligned": whole aligned blocks; "unaligned":
 				* blocks, the last partial; "best_fit": no
 				* aligned block was free; "tree_order": the
@@ -207,6 +213,9 @@ typedef struct qft_placement {
 	const char *reason;    /* why not placed */
 	const char *explain;   /* every candidate with its score, a line each */
 	size_t candidates;
+	size_t shared_links;   /* switch links that running jobs use too
+				* (D-Mod-K's link names; 0 under other
+				* routings): 0 for every product */
 } qft_placement_t;
 
 QFT_EXPORT qft_status_t qft_placer_create(const qft_fabric_t *fabric,

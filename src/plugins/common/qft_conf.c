@@ -35,6 +35,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"Routing", S_P_STRING},
 	{"LftFile", S_P_STRING},
 	{"Shapes", S_P_STRING},
+	{"RoundUp", S_P_UINT32},
 	{NULL}
 };
 
@@ -120,6 +121,12 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	s_p_get_string(&conf->pattern, "Pattern", tbl);
 	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);
 	s_p_get_boolean(&conf->rank_by_congestion, "RankByCongestion", tbl);
+	s_p_get_uint32(&conf->round_up, "RoundUp", tbl);
+	if (conf->round_up > QFT_ROUND_UP_MAX) {
+		*why = xstrdup_printf("%s: RoundUp=%u, expected a percentage of 0 to %d",
+				      conf->path, conf->round_up, QFT_ROUND_UP_MAX);
+		return SLURM_ERROR;
+	}
 	/* No default: StateSaveLocation is on the controller, where jobs
 	 * usually cannot read; QFT_HOSTS carries the same list. */
 	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
@@ -134,7 +141,8 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	memset(conf, 0, sizeof(*conf));
 	conf->sample_stages = 32;
 	conf->rank_by_congestion = true;
-	conf->products = false;
+	conf->products = true;
+	conf->round_up = 0;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");
 	if (access(conf->path, R_OK)) {

@@ -27,7 +27,8 @@ typedef struct {
 				     * "lft:" LftFile= made absolute */
 	/* select/rlft */
 	bool reserve_remainder;     /* Remainder=exact|reserve */
-	bool products;              /* Shapes=products|blocks */
+	bool products;              /* Shapes=products (default)|blocks */
+	uint32_t round_up;          /* RoundUp=, percent, default 0 */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
@@ -75,7 +76,9 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 3
+#define QFT_SHARED_ABI 4
+/* RoundUp= at most: a near product leaves at most this % of it idle. */
+#define QFT_ROUND_UP_MAX 50
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
 
 /*

@@ -70,6 +70,7 @@ typedef struct {
 	char *kind;     /* qft_placement_t's kind */
 	char *shape;    /* and shape, "" unless a product */
 	bool congestion_free; /* and whether it is provably */
+	size_t shared_links;  /* switch links running jobs use too */
 	size_t candidates;
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
@@ -204,6 +205,7 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		.sample_stages = fresh_conf->sample_stages,
 		.rank_by_congestion = fresh_conf->rank_by_congestion,
 		.products = fresh_conf->products,
+		.round_up = fresh_conf->round_up,
 	};
 
 	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
@@ -229,7 +231,8 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 	have_conf = true;
 	info("%s: fabric %s%s: PGFT(%s), %zu hosts; shapes %s, remainder %s, ranking %s by %s", PFX,
 	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tuple(fabric),
-	     lib->fabric_host_count(fabric), rconf.products ? "products first" : "blocks",
+	     lib->fabric_host_count(fabric),
+	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
 	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
 	     _pattern());
@@ -516,6 +519,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch->kind = xstrdup(pl.kind);
 	ch->shape = xstrdup(pl.shape);
 	ch->congestion_free = pl.congestion_free;
+	ch->shared_links = pl.shared_links;
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
 	list_append(chosen, ch);
@@ -714,10 +718,10 @@ static void _log_begin(job_record_t *job_ptr, size_t n, const char *ranged,
 			 pred->avg_hsd, pred->max_hsd, pred->stages_played, pred->stages_total);
 	else
 		snprintf(buf, sizeof(buf), "no HSD prediction");
-	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us",
+	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us; %zu switch links shared with running jobs",
 	     PFX, job_ptr, n, ranged, _label(c), _pattern(), buf,
 	     c ? c->usec : 0L, c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L,
-	     rlft_usec_since(t0));
+	     rlft_usec_since(t0), c ? c->shared_links : (size_t) 0);
 }
 
 extern void rlft_job_begin(job_record_t *job_ptr)
