@@ -105,6 +105,7 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 	ScoreOptions opt;
 	opt.worst_links = args.number("--worst", 5, 1000);
 	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	opt.per_job = args.has("--per-job");
 	std::string out;
 	std::vector<size_t> owner(f.hosts().size(), 0);
 	for (const Group &g : batch_groups(path)) {
@@ -152,7 +153,7 @@ int cmd_score(int argc, char **argv)
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
 		   "--threads"},
-		  {"--json", "--bandwidth"});
+		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
 		throw UsageError{"give exactly one of --hosts, --jobs and --batch"};
@@ -210,6 +211,7 @@ int cmd_score(int argc, char **argv)
 	opt.threads = args.number("--threads", std::max(1u, std::thread::hardware_concurrency()), 1024);
 	opt.worst_links = args.number("--worst", 5, 1000);
 	opt.bandwidth = args.has("--bandwidth") || pattern_spec.rfind("bisect", 0) == 0;
+	opt.per_job = args.has("--per-job");
 	opt.shared_links = jobs.size() > 1;
 	// Per-stage detail for comparisons with other tools (ibdm): the flows
 	// by host name and LID, and every loaded link.

@@ -37,6 +37,12 @@ std::string score_text(const Fabric &fabric, const Score &sc,
 			   " of a link\n");
 	if (sc.shared_links >= 0)
 		out += cat("links shared between jobs ", sc.shared_links, "\n");
+	if (!sc.job_hsd.empty()) {
+		out += "average HSD of each job beside the others:";
+		for (double h : sc.job_hsd)
+			out += " " + fixed(h, 4);
+		out += "\n";
+	}
 	if (!sc.worst_links.empty() && sc.max_hsd > 1) {
 		out += "worst links (flows in one stage, stages at that load):\n";
 		for (const LinkPeak &lp : sc.worst_links)
@@ -68,6 +74,12 @@ std::string score_json(const Fabric &fabric, const Score &sc,
 	json_object_set_new(o, "shared_links", sc.shared_links >= 0
 						       ? json_integer(sc.shared_links)
 						       : json_null());
+	if (!sc.job_hsd.empty()) {
+		json_t *per = json_array();
+		for (double h : sc.job_hsd)
+			json_array_append_new(per, json_real(h));
+		json_object_set_new(o, "job_hsd", per);
+	}
 	json_t *worst = json_array();
 	for (const LinkPeak &lp : sc.worst_links) {
 		json_t *l = json_object();

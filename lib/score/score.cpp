@@ -96,6 +96,7 @@ std::vector<LinkPeak> worst_links(const LinkPeaks &peaks, size_t keep)
 }
 
 // What one thread finds over its range of stages.
+
 struct Part {
 	explicit Part(size_t links) : peaks(links) {}
 	struct Stage {
@@ -105,21 +106,59 @@ struct Part {
 	};
 	std::vector<Stage> stages;
 	LinkPeaks peaks;
+	std::vector<uint64_t> job_sum, job_stages; // per_job: by job
 	double bw_sum = 0;
 	uint64_t bw_flows = 0;
 	std::exception_ptr error;
 };
+
+// One stage into Part::job_sum: each job's busiest link among those its
+// flows cross (every job's flows counted on it).
+void add_job_worst(const Router &router, const std::vector<Flow> &flows, const LinkLoads &loads,
+		   const std::vector<uint32_t> &job_of, std::vector<uint32_t> &stage_worst,
+		   Part &part)
+{
+	PortIdx path[kMaxPathLinks];
+	for (const Flow &fl : flows) {
+		const uint32_t j = job_of[fl.src];
+		const unsigned len = router.path(fl.src, fl.dst, fl.offset, path);
+		uint32_t worst = 1;
+		for (unsigned k = 0; k < len; k++)
+			worst = std::max(worst, loads[path[k]]);
+		stage_worst[j] = std::max(stage_worst[j], worst);
+	}
+	for (size_t j = 0; j < stage_worst.size(); j++)
+		if (stage_worst[j]) {
+			part.job_sum[j] += stage_worst[j];
+			part.job_stages[j]++;
+			stage_worst[j] = 0;
+		}
+}
 
 void play_part(const Fabric &fabric, const Router &router, const Pattern &pattern,
 	       const std::vector<Job> &jobs, const ScoreOptions &opt, size_t first, size_t last,
 	       Part &part)
 {
 	StagePlayer player(fabric, router);
+	// per_job: each flow's job by its source (no host is in two jobs)
+	std::vector<uint32_t> job_of;
+	std::vector<uint32_t> stage_worst;
+	if (opt.per_job) {
+		job_of.assign(fabric.hosts().size(), UINT32_MAX);
+		for (size_t j = 0; j < jobs.size(); j++)
+			for (HostOrd h : jobs[j].ranks)
+				job_of[h] = uint32_t(j);
+		part.job_sum.assign(jobs.size(), 0);
+		part.job_stages.assign(jobs.size(), 0);
+		stage_worst.assign(jobs.size(), 0);
+	}
 	player.play(
 		pattern, jobs.data(), jobs.size(),
 		[&](size_t t, const std::vector<Flow> &flows, const LinkLoads &loads) {
 			if (opt.observer)
 				opt.observer(t, flows, loads.dense());
+			if (opt.per_job)
+				add_job_worst(router, flows, loads, job_of, stage_worst, part);
 			if (opt.bandwidth) {
 				part.bw_sum += bandwidth_share(router, flows, loads);
 				part.bw_flows += flows.size();
@@ -181,6 +220,19 @@ Score sum_parts(std::vector<Part> &parts, const ScoreOptions &opt)
 		bw_flows += parts[k].bw_flows;
 		if (k)
 			parts[0].peaks.merge(parts[k].peaks);
+	}
+	if (opt.per_job && !parts.empty()) {
+		const size_t jobs = parts[0].job_sum.size();
+		sc.job_hsd.assign(jobs, 1.0);
+		for (size_t j = 0; j < jobs; j++) {
+			uint64_t sum = 0, stages = 0;
+			for (const Part &part : parts) {
+				sum += part.job_sum[j];
+				stages += part.job_stages[j];
+			}
+			if (stages)
+				sc.job_hsd[j] = double(sum) / double(stages);
+		}
 	}
 	if (sc.stages)
 		sc.avg_hsd = double(hsd_sum) / double(sc.stages);

@@ -37,6 +37,8 @@ struct ScoreOptions {
 	size_t worst_links = 0;
 	bool bandwidth = false;     // also compute the mean flow bandwidth
 	bool shared_links = false;  // also count links shared between jobs
+	// Also each job's HSD beside the others (Score::job_hsd).
+	bool per_job = false;
 	StageObserver observer;     // optional; plays on one thread
 	// Threads that play stages (ranges of them) at once; the figures do
 	// not depend on it. The plugins keep 1: slurmctld's locks are one
@@ -62,6 +64,11 @@ struct Score {
 	// Directed links that flows of more than one job cross, over all
 	// stages: where jobs can interfere at all. Negative when not computed.
 	long shared_links = -1;
+	// With ScoreOptions::per_job, by job: the mean over the job's own
+	// stages of the busiest link any of its flows crosses, counting every
+	// job's flows on it: what the job meets beside the others (its HSD
+	// alone when no other job uses its links).
+	std::vector<double> job_hsd;
 };
 
 // Scores jobs together. Each job must have distinct hosts (throws

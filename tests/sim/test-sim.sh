@@ -3,10 +3,13 @@
 # contribs/sim/qft-sim end to end, short: the workload readers (synthetic,
 # SWF sample, ibnetdiscover fabric), then 40 mixed jobs on a 72-host
 # PGFT(2;12,6;1,12;1,1) under rlft and cons_tres (no job lost, the report
-# files exist and parse, every rlft job on aligned blocks scores HSD 1.0,
+# files exist and parse, every rlft job on a product, two leaves or aligned blocks scores HSD 1.0,
 # rlft's predicted HSD = qft score), then 30 jobs with
 # slurmctld SIGKILLed half-way (restarted, the run completes, nothing lost),
-# and --report-only. Needs root (slurmd) and a build with the plugins.
+# --report-only, and 30 jobs under the runtime model (--comm comm: the
+# turnaround and slowdown columns, a communication-bound job beside
+# congesting neighbours runs longer than its trace time, 1-node jobs do
+# not). Needs root (slurmd) and a build with the plugins.
 # Ends with "test-sim: N passed, M failed"; exit 1 on a failure.
 #   environment: QFT_BUILD (default build/release, else build/dev),
 #                QFT_SIM_TEST_ROOT (default build/sim-tests), QFT_KEEP=1
@@ -167,12 +170,13 @@ say "share of jobs with HSD 1.0 alone: rlft $(share rlft), cons_tres $(share con
 grep -A1 '^rlft: ' "$O/report.txt" | sed 's/^/    /'
 # Which jobs run beside which depends on real-time scheduling, so the two
 # policies' shares are printed, not compared; what rlft guarantees is
-# asserted: every job it put on whole aligned blocks scores HSD 1.0.
-check "rlft: every job on aligned blocks has HSD 1.0 alone (qft score)" pyjson "$O/rlft/jobs.json" \
-	'(lambda a: len(a) > 0 and all(abs(j["hsd_alone"] - 1.0) < 1e-9 for j in a))([j for j in d["jobs"] if j.get("rlft", {}).get("kind") == "aligned" and "hsd_alone" in j])'
+# asserted: every job it put on a product shape, two leaves or whole
+# aligned blocks scores HSD 1.0 (all congestion-free by construction).
+check "rlft: every job on a product, two leaves or aligned blocks has HSD 1.0 alone (qft score)" pyjson "$O/rlft/jobs.json" \
+	'(lambda a: len(a) > 0 and all(abs(j["hsd_alone"] - 1.0) < 1e-9 for j in a))([j for j in d["jobs"] if j.get("rlft", {}).get("kind") in ("product", "two_leaves", "aligned") and "hsd_alone" in j])'
 # the kind comes from the job's QFT_PLACEMENT_KIND, the label from the log
-check "rlft: every placement has its QFT_PLACEMENT_KIND, aligned iff the label says so" pyjson "$O/rlft/jobs.json" \
-	'all(r.get("kind") in ("aligned", "unaligned", "best_fit", "tree_order", "cons_tres") and (r["kind"] == "aligned") == ("(aligned" in r["placement"]) for r in (j["rlft"] for j in d["jobs"] if "rlft" in j))'
+check "rlft: every placement has its QFT_PLACEMENT_KIND, product iff the label says so" pyjson "$O/rlft/jobs.json" \
+	'all(r.get("kind") in ("product", "two_leaves", "aligned", "unaligned", "best_fit", "tree_order", "cons_tres") and (r["kind"] == "product") == r["placement"].startswith("product ") for r in (j["rlft"] for j in d["jobs"] if "rlft" in j))'
 check "rlft: every placement logged, predicted HSD = qft score" pyjson "$O/report.json" \
 	'(lambda r: r["logged"] == 40 and r["predicted_equals_scored"] == r["compared"] > 0)(d["policies"]["rlft"]["rlft"])'
 check "the text report has the table" grep -q "^rlft .* 40/0/0 " "$O/report.txt"
@@ -208,5 +212,34 @@ check "after the kill: all 30 completed" pyjson "$K/report.json" 'd["policies"][
 cp "$O/report.txt" "$O/report.first"
 "$SIM" --out "$O" --policies rlft,cons_tres --report-only --no-plots >"$O.again" 2>&1
 check "--report-only rebuilds the same table" bash -c "diff <(sed -n '1,8p' '$O/report.first') <(sed -n '1,8p' '$O/report.txt')"
-[ "${QFT_KEEP:-0}" = 1 ] || rm -rf "$ROOT/run/rlft/cluster" "$ROOT/run/cons_tres/cluster" "$ROOT/kill/rlft/cluster"
+check "the report has the turnaround table, no slowdown without --comm" \
+	grep -q "^rlft  *[0-9hms]*  *[0-9hms]*  *[0-9.]*  *-  *-  *-$" "$O/report.txt"
+
+# --- 5. the runtime model: jobs slowed by congestion ----------------------------
+M=$ROOT/model
+say "30 jobs, rlft, --comm comm (every job f = 0.5; about 1 minute)"
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 30 --seed 7 --real-span 25 \
+	--policies rlft --comm comm --out "$M" "${plots[@]}" >"$M.out" 2>"$M.err"
+rc=$?
+check "qft-sim --comm exits 0" [ $rc = 0 ]
+[ $rc = 0 ] || tail -30 "$M.err"
+check "--comm: all 30 completed, none timed out" pyjson "$M/report.json" \
+	'(lambda s: s["completed"] == 30 and s["no_job_lost"])(d["policies"]["rlft"])'
+check "--comm: every job ran its loop (advance.py) and has f = 0.5" pyjson "$M/rlft/jobs.json" \
+	'all(j.get("run_model") is not None and j["comm"] == 0.5 for j in d["jobs"])'
+check "--comm: slowdown, turnaround, throughput, node-hours lost in report.json" pyjson "$M/report.json" \
+	'(lambda s: s["slowdown_mean"] >= 1 and s["turnaround_mean"] > 0 and s["throughput"] > 0 and 0 <= s["node_hours_lost_share"] < 1)(d["policies"]["rlft"])'
+check "--comm: the report prints the new columns" sh -c \
+	"grep -q 'turnaround.*slowdown.*node-hours' '$M/report.txt' && grep -q '^rlft  *[0-9hms]*  *[0-9hms]*  *[0-9.]*  *[0-9.]* / [0-9.]* / [0-9.]*  *[0-9.]*  *[0-9.]*%$' '$M/report.txt'"
+check "--comm: a job beside congesting neighbours ran longer than its trace time" pyjson "$M/rlft/jobs.json" \
+	'any(j["nodes"] > 1 and j.get("h_mean", 1) > 1.2 and j["run_model"] > 1.05 * j["work"] for j in d["jobs"])'
+check "--comm: each slowdown is (1-f) + f H of its mean H, within 10%" pyjson "$M/rlft/jobs.json" \
+	'all(abs(j["slowdown"] / (0.5 + 0.5 * j.get("h_mean", 1.0)) - 1) < 0.1 for j in d["jobs"])'
+check "--comm: 1-node jobs are not slowed" pyjson "$M/rlft/jobs.json" \
+	'all(j["slowdown"] < 1.05 for j in d["jobs"] if j["nodes"] == 1)'
+if [ ${#plots[@]} = 0 ]; then
+	check "slowdown.png is a PNG" sh -c "head -c 8 '$M/slowdown.png' | od -An -c | grep -q 'P   N   G'"
+fi
+[ "${QFT_KEEP:-0}" = 1 ] || rm -rf "$ROOT/run/rlft/cluster" "$ROOT/run/cons_tres/cluster" "$ROOT/kill/rlft/cluster" \
+	"$ROOT/model/rlft/cluster"
 finish

@@ -97,15 +97,16 @@ for id in $("$BIN/squeue" -h -t R -o %i); do
 	list=$(nodes_of "$id")
 	echo "$list" >>"$T/running.jobs"
 	# seed 000 V-B's multiples of prod(w_k) = 108, and every job the placer
-	# put on whole blocks of its level (QFT_PLACEMENT_KIND=aligned)
-	# (a 1-node job has no traffic to score)
-	if [ "$n" -gt 1 ] && { [ $((n % 108)) = 0 ] || grep -qx "QFT_PLACEMENT_KIND=aligned" "$T/jobs/$id.env" 2>/dev/null; }; then
+	# put on a product shape or whole blocks of its level
+	# (QFT_PLACEMENT_KIND=product or aligned: products of whole leaves);
+	# all of them pairwise link-disjoint (a 1-node job has no traffic)
+	if [ "$n" -gt 1 ] && { [ $((n % 108)) = 0 ] || grep -qxE "QFT_PLACEMENT_KIND=(product|aligned)" "$T/jobs/$id.env" 2>/dev/null; }; then
 		echo "$list" >>"$T/aligned2.jobs"
 		n_aligned=$((n_aligned + 1))
 		[ "$(hsd --hosts "$list")" = "1.000 1" ] || { bad_aligned=$((bad_aligned + 1)); say "job $id: $(hsd --hosts "$list")"; }
 	fi
 done
-say "$n_aligned running jobs are multiples of 108 or placed on whole blocks"
+say "$n_aligned running jobs are multiples of 108, products or placed on whole blocks"
 expect_eq "of those, jobs not congestion-free" "$bad_aligned" 0
 expect_eq "those jobs together" "$(hsd --jobs "$T/aligned2.jobs")" "1.000 1"
 say "all running jobs together: $(hsd --jobs "$T/running.jobs")"

@@ -523,6 +523,63 @@ void jobs_in_lock_step(void **)
 		     "n0002 appears twice");
 }
 
+// Each job's HSD beside the others (ScoreOptions::per_job): a job that
+// shares no link with the others keeps its HSD alone, whatever they do;
+// jobs that share links meet at least their own; the figures match a
+// recount from the observer's loads, and do not depend on threads.
+void each_job_beside_the_others(void **)
+{
+	Net n("2;18,18;1,18;1,1");
+	auto p = make_pattern("shift", nullptr);
+	RankOrder random = RankOrder::parse("random:3");
+	std::vector<Job> jobs(3);
+	jobs[0].ranks = apply_order(random, n.fabric, n.tree, n.range(0, 60));
+	jobs[1].ranks = apply_order(random, n.fabric, n.tree, n.range(60, 50));
+	jobs[2].ranks = n.range(180, 40); // its own leaves, tree order
+	ScoreOptions opt;
+	opt.per_job = true;
+	opt.shared_links = true;
+	const Score all = score_jobs(n.fabric, *n.router, *p, jobs, opt);
+	assert_int_equal(all.job_hsd.size(), 3);
+	assert_true(all.shared_links > 0);
+	std::vector<double> alone;
+	for (const Job &j : jobs)
+		alone.push_back(score_jobs(n.fabric, *n.router, *p, {j}).avg_hsd);
+	assert_true(std::fabs(all.job_hsd[2] - alone[2]) < 1e-12);
+	assert_true(all.job_hsd[0] >= alone[0] && all.job_hsd[1] >= alone[1]);
+	assert_true(all.job_hsd[0] > alone[0] || all.job_hsd[1] > alone[1]);
+	// recount: per stage, each job's busiest link among its flows' paths
+	std::vector<uint32_t> job_of(n.fabric.hosts().size(), 9);
+	for (uint32_t j = 0; j < 3; j++)
+		for (HostOrd h : jobs[j].ranks)
+			job_of[h] = j;
+	std::vector<double> sum(3, 0);
+	std::vector<size_t> stages(3, 0);
+	ScoreOptions watch;
+	watch.observer = [&](size_t, const std::vector<Flow> &flows, const std::vector<uint32_t> &load) {
+		std::vector<uint32_t> worst(3, 0);
+		PortIdx path[kMaxPathLinks];
+		for (const Flow &fl : flows) {
+			unsigned len = n.router->path(fl.src, fl.dst, fl.offset, path);
+			for (unsigned k = 0; k < len; k++)
+				worst[job_of[fl.src]] = std::max(worst[job_of[fl.src]], load[path[k]]);
+		}
+		for (size_t j = 0; j < 3; j++)
+			if (worst[j]) {
+				sum[j] += worst[j];
+				stages[j]++;
+			}
+	};
+	score_jobs(n.fabric, *n.router, *p, jobs, watch);
+	for (size_t j = 0; j < 3; j++)
+		assert_true(std::fabs(all.job_hsd[j] - sum[j] / double(stages[j])) < 1e-12);
+	ScoreOptions three = opt;
+	three.threads = 3;
+	assert_true(score_jobs(n.fabric, *n.router, *p, jobs, three).job_hsd == all.job_hsd);
+	print_message("job HSD beside the others: %.3f %.3f %.3f (alone %.3f %.3f %.3f)\n",
+		      all.job_hsd[0], all.job_hsd[1], all.job_hsd[2], alone[0], alone[1], alone[2]);
+}
+
 void bisection_bandwidth(void **)
 {
 	Net n("2;18,18;1,18;1,1");
@@ -704,6 +761,7 @@ int main(void)
 		cmocka_unit_test(tree_recursive_doubling_stages),
 		cmocka_unit_test(unknown_pattern_lists_names),
 		cmocka_unit_test(jobs_in_lock_step),
+		cmocka_unit_test(each_job_beside_the_others),
 		cmocka_unit_test(bisection_bandwidth),
 		cmocka_unit_test(json_round_trip),
 		cmocka_unit_test(json_tiny_loads),

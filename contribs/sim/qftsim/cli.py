@@ -18,7 +18,7 @@ Policies (--policies, default all four):
                `qft topology-conf`)
   linear       select/linear + topology/tree (the same topology.conf)
 and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
-rlft-product: select/rlft with Shapes=products (product shapes first).
+rlft-blocks: select/rlft with Shapes=blocks (aligned blocks, no product shapes).
 
 Synthetic workloads (--synthetic KIND; N = hosts with a Slurm name,
 L = hosts per leaf switch (m_1 of the tuple), P = m_1*m_2 hosts per
@@ -64,6 +64,19 @@ measured to about C simulated seconds; all reported times are simulated
 (real x C). Slurm's time limits are whole minutes: each job gets
 ceil((1.5 * sleep + 10) / 60) minutes, so backfill plans with coarse limits.
 
+Runtime model (--comm SPEC; qftsim/runtime.py): each job gets a
+communication share f (compute: f = 0.1; comm: 0.5; mixed: 30% at 0.5, the
+rest at 0.1; F: every job at F; S:F,S:F...: share S of the jobs at F,
+shares adding up to 1; drawn from --seed, SWF jobs alike) and progresses at
+rate 1 / ((1 - f) + f H(t)), H(t) its --pattern HSD beside the multi-node
+jobs running at t that share a link with it (qft score, lock-step set of
+the job and those neighbours; alone when there are none; 1-node jobs
+H = 1). Its batch script runs qftsim/advance.py instead of sleep: the
+work (the sleep above) advances at the rate the simulator publishes in
+OUT/POLICY/rates/NAME.rate as jobs start and end. Time limits are raised
+(scontrol) when a slowed job's projected run passes them, unless
+--kill-slowed.
+
 Report (OUT/report.txt, OUT/report.json, OUT/hsd.png, OUT/util.png): per
 policy jobs, utilisation (node-seconds used / (N * makespan)), mean and 95th
 percentile wait, makespan (first submission to last end), share of jobs
@@ -71,6 +84,12 @@ with HSD 1.0 alone, mean and max HSD alone and with neighbours (the
 lock-step score of every multi-node job running at the job's start,
 itself included), and links shared between jobs in that set. HSD figures
 count multi-node jobs only (a 1-node job sends nothing over the fabric).
+A second table: mean and 95th percentile turnaround (end - submit),
+throughput (completed jobs per simulated hour of makespan), and with
+--comm the mean slowdown (run time / run time alone on a congestion-free
+fabric, from the job's own clock) and the share of node-hours lost to
+congestion (sum of nodes x (run - alone) / sum of nodes x run);
+OUT/slowdown.png plots the mean slowdown per job size class.
 Placements are scored by `qft score --batch`, a few processes per policy.
 The plots need python3-matplotlib: contribs/scripts/deps.sh installs it
 (demo.sh and contribs/check.sh run it); without it qft-sim stops before
@@ -96,6 +115,7 @@ from .common import REPO, SimError, fmt_dur, log, mean
 from .fabric import prepare_fabric
 from .metrics import RUN_KEYS, summarise
 from .replay import DEFAULT_POLICIES, POLICIES, PolicyRun
+from .runtime import comm_shares, parse_comm
 from .scoring import Scorer, score_policy
 
 
@@ -127,6 +147,14 @@ def parse_args(argv):
                    "from the header's MaxProcs/MaxNodes, else 1)")
     g.add_argument("--swf-oversize", choices=("drop", "clip"), default="drop",
                    help="jobs larger than the fabric (default drop)")
+    g = p.add_argument_group("runtime model")
+    g.add_argument("--comm", metavar="SPEC",
+                   help="jobs slowed by congestion: compute, mixed, comm, F or S:F,S:F,... "
+                   "(communication shares; default: off, jobs sleep their run time)")
+    g.add_argument("--kill-slowed", action="store_true",
+                   help="keep the time limits of the trace run times: slowed jobs may time out")
+    g.add_argument("--rate-tick", type=float, default=0.2,
+                   help="seconds between the model's looks at job starts and ends (default 0.2)")
     g = p.add_argument_group("time")
     g.add_argument("--compress", default="auto", help="time compression factor C, or auto "
                    "(default): the arrivals plus a median run time span --real-span seconds")
@@ -221,6 +249,8 @@ def setup(a):
     sim.args = a
     sim.out = os.path.abspath(a.out)
     os.makedirs(sim.out, exist_ok=True)
+    sim.comm = None
+    sim.comm_classes = parse_comm(a.comm) if a.comm else None
     sim.policies = [p.strip() for p in a.policies.split(",") if p.strip()]
     for p in sim.policies:
         if p not in POLICIES:
@@ -238,11 +268,15 @@ def prepare_workload(sim):
     sim.fabric = prepare_fabric(a, sim.out, sim.qft)
     jobs, winfo = workload.build_workload(a, sim.fabric)
     sim.jobs = jobs
+    if sim.comm_classes:
+        sim.comm = comm_shares(sim.comm_classes, len(jobs), a.seed)
+        winfo["comm"] = {"spec": a.comm, "classes": sim.comm_classes,
+                         "mean_f": round(mean(sim.comm), 4)}
     sim.compress = choose_compress(a, jobs)
     offered = sum(j.size * j.runtime for j in jobs) / (
         sim.fabric.hosts * max(1e-9, jobs[-1].arrival + mean([j.runtime for j in jobs])))
     workload.describe(jobs, winfo)
-    workload.save(sim.out, jobs, winfo, sim.compress, sim.fabric)
+    workload.save(sim.out, jobs, winfo, sim.compress, sim.fabric, sim.comm)
     floored = sum(1 for j in jobs if j.runtime / sim.compress < a.min_sleep)
     if winfo.get("kind") == "swf":
         log("SWF %s: %d lines, %s; %d processors per node" % (
@@ -314,6 +348,7 @@ def main(argv):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,
                     os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"))
+    sim.scorer = scorer
 
     def on_signal(signum, frame):
         raise KeyboardInterrupt()

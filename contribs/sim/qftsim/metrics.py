@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """A policy's figures from its jobs: accounting (no job lost), utilisation,
-waits, makespan, HSD alone and with neighbours, select/rlft's placements
-by kind, and the busy-node timeline the plot draws."""
+waits, makespan, turnaround and throughput, HSD alone and with neighbours,
+the runtime model's slowdown and node-hours lost (--comm), select/rlft's
+placements by kind, and what the plots draw (busy-node timeline, slowdown
+per size class)."""
 
 from .cluster import FINAL_CANCELLED, FINAL_FAILED, FINAL_OK
 from .common import mean, percentile
@@ -9,18 +11,20 @@ from .common import mean, percentile
 # What summarise() copies from a run's record besides the jobs (kept in
 # jobs.json, so --report-only can rebuild the report).
 RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "sbatch_retries", "label",
-            "jobcomp_truncated")
+            "jobcomp_truncated", "model")
 
 # select/rlft's QFT_PLACEMENT_KIND -> the report's category: a best fit
 # and free hosts in tree order both mean no aligned block was free.
-KIND_CATEGORY = {"product": "product", "aligned": "aligned", "unaligned": "unaligned",
-                 "best_fit": "fallback",
+KIND_CATEGORY = {"product": "product", "two_leaves": "two_leaves",
+                 "near_product": "near_product", "aligned": "aligned",
+                 "unaligned": "unaligned", "best_fit": "fallback",
                  "tree_order": "fallback", "cons_tres": "cons_tres"}
 
 
 def placement_kind(kind):
     """select/rlft's placement kind (QFT_PLACEMENT_KIND) as one of: product
-    (a product shape, Shapes=products), aligned
+    (a product shape, Shapes=products), two_leaves (no product: two leaves),
+    near_product (the first nodes of a larger product, RoundUp=), aligned
     (whole blocks), unaligned (a size that is not a multiple of the block),
     fallback (no aligned block free: a best fit down the tree, or free hosts
     in tree order around required nodes), cons_tres; other when the job's
@@ -104,11 +108,57 @@ def summarise(jobs, hosts, run):
         "shared_links_mean": mean(shared), "shared_links_max": max(shared) if shared else None,
         "shared_links_share": _share(shared, lambda x: x > 0),
     }
+    s.update(_time_figures(jobs, ran, completed, makespan))
     rl = _rlft_figures(jobs, scored)
     if rl:
         s["rlft"] = rl
     s.update(run)
     return s
+
+
+def _time_figures(jobs, ran, completed, makespan):
+    """Turnaround (end - submit, Slurm's stamps) and throughput (completed
+    jobs per simulated hour of makespan); with the runtime model, slowdown
+    (run / run alone on a congestion-free fabric, the job's own clock) and
+    the share of node-hours lost to congestion."""
+    turn = [j["end"] - j["submit"] for j in ran if j.get("submit") is not None]
+    model = [j for j in jobs if j.get("run_model") is not None and j.get("work")]
+    slow = [j["slowdown"] for j in model]
+    used = sum(j["nodes"] * j["run_model"] for j in model)
+    lost = sum(j["nodes"] * max(0.0, j["run_model"] - j["work"]) for j in model)
+    return {
+        "turnaround_mean": mean(turn), "turnaround_p95": percentile(turn, 95),
+        "throughput": completed / (makespan / 3600.0) if makespan else None,
+        "model_jobs": len(model),
+        "slowdown_mean": mean(slow), "slowdown_p95": percentile(slow, 95),
+        "slowdown_max": max(slow) if slow else None,
+        "h_mean": mean([j["h_mean"] for j in model if j.get("h_mean") is not None
+                        and j["nodes"] > 1]),
+        "node_hours_lost_share": lost / used if used else None,
+    }
+
+
+def size_classes(leaf, pod, hosts):
+    """Job size classes for the slowdown plot: (label, lo, hi) by the
+    fabric's leaf (m_1 hosts) and level-2 subtree (m_1 m_2 hosts)."""
+    out = [("1", 1, 1)]
+    if leaf > 1:
+        out.append(("2-%d" % leaf, 2, leaf))
+    if pod > leaf:
+        out.append(("%d-%d" % (leaf + 1, pod), leaf + 1, pod))
+    if hosts > pod:
+        out.append((">%d" % pod, pod + 1, hosts))
+    return out
+
+
+def slowdown_by_class(jobs, classes):
+    """Mean slowdown and job count per size class (None without jobs)."""
+    out = []
+    for label, lo, hi in classes:
+        v = [j["slowdown"] for j in jobs if j.get("slowdown") is not None
+             and lo <= j["nodes"] <= hi]
+        out.append((label, mean(v), len(v)))
+    return out
 
 
 def timeline(jobs, hosts, bins=120):

@@ -6,6 +6,7 @@ half-way), polling until every job ended, and every job's final record."""
 import math
 import os
 import re
+import shlex
 import shutil
 import sys
 import threading
@@ -14,6 +15,10 @@ import time
 from .cluster import (FINAL, Cluster, JobComp, choose_record, env_dump_command,
                       job_env, parse_slurm_time, rlft_log)
 from .common import SimError, fmt_dur, log
+from .runtime import LiveRates
+
+# The job's loop under the runtime model (--comm), run by the batch script.
+ADVANCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "advance.py")
 
 POLICIES = {
     "rlft": {"select": "select/rlft", "topology": "topology/qft",
@@ -21,9 +26,9 @@ POLICIES = {
     "rlft-nocong": {"select": "select/rlft", "topology": "topology/qft",
                     "qft_conf": ["RankByCongestion=no"],
                     "label": "select/rlft (RankByCongestion=no) + topology/qft"},
-    "rlft-product": {"select": "select/rlft", "topology": "topology/qft",
-                     "qft_conf": ["Shapes=products"],
-                     "label": "select/rlft (Shapes=products) + topology/qft"},
+    "rlft-blocks": {"select": "select/rlft", "topology": "topology/qft",
+                    "qft_conf": ["Shapes=blocks"],
+                    "label": "select/rlft (Shapes=blocks) + topology/qft"},
     "rlft-reserve": {"select": "select/rlft", "topology": "topology/qft",
                      "qft_conf": ["Remainder=reserve"],
                      "label": "select/rlft (Remainder=reserve) + topology/qft"},
@@ -64,6 +69,9 @@ class PolicyRun:
         self.rlft = self.conf["select"] == "select/rlft"
         self.dir = os.path.join(sim.out, policy)
         self.env_dir = os.path.join(self.dir, "jobenv")
+        self.rates_dir = os.path.join(self.dir, "rates")
+        self.live = None           # the runtime model's thread (--comm)
+        self.limits = {}           # job name -> time limit, real seconds
         self.cluster = Cluster(sim.harness, os.path.join(self.dir, "cluster"),
                                os.path.join(self.dir, "harness.log"), policy, cwd=self.dir)
         self.jobcomp = JobComp(os.path.join(self.dir, "jobcomp.txt"))
@@ -129,13 +137,24 @@ class PolicyRun:
     def job_name(self, job):
         return "s%05d" % job.idx
 
+    def work(self, job):
+        """The job's run time alone on a congestion-free fabric, real
+        seconds: what it sleeps without --comm."""
+        return max(self.sim.args.min_sleep, job.runtime / self.sim.compress)
+
     def sbatch(self, job):
-        C = self.sim.compress
-        sleep = max(self.sim.args.min_sleep, job.runtime / C)
+        sleep = self.work(job)
         limit = max(1, int(math.ceil((1.5 * sleep + 10.0) / 60.0)))
         name = self.job_name(job)
+        self.limits[name] = 60.0 * limit
         # rlft jobs keep their QFT_ environment: the placement's kind
-        script = (env_dump_command(self.env_dir) if self.rlft else "") + "sleep %.2f" % sleep
+        script = env_dump_command(self.env_dir) if self.rlft else ""
+        if self.live:
+            # the work advances at the rate the model publishes
+            script += "exec %s %.2f" % (" ".join(shlex.quote(x) for x in (
+                sys.executable, ADVANCE, self.rates_dir, name)), sleep)
+        else:
+            script += "sleep %.2f" % sleep
         args = ["--parsable", "-N", node_range(job.size, self.sim.args.node_range),
                 "-J", name, "-t", str(limit),
                 "-o", "/dev/null", "--wrap", script]
@@ -301,8 +320,51 @@ class PolicyRun:
                 break
         self.jobcomp.read()
 
+    def extend_limit(self, name, seconds):
+        """scontrol raises job `name`'s time limit to `seconds` (whole
+        minutes); false when it cannot."""
+        with self.lock:
+            jid = {self.job_name(j): self.jobid.get(j.idx) for j in self.sim.jobs}.get(name)
+        if jid is None:
+            return False
+        r = self.cluster.client("scontrol", "update", "JobId=%d" % jid,
+                                "TimeLimit=%d" % max(1, int(math.ceil(seconds / 60.0))))
+        return r is not None and r.returncode == 0
+
+    def start_model(self):
+        """The runtime model's thread (--comm), before the first job."""
+        sim = self.sim
+        jobs = {self.job_name(j): (sim.comm[j.idx], self.work(j)) for j in sim.jobs}
+        self.live = LiveRates(self.rates_dir, sim.scorer, jobs, self.limits,
+                              self.extend_limit, tick=sim.args.rate_tick,
+                              kill_slowed=sim.args.kill_slowed)
+        self.live.start()
+
+    def stop_model(self):
+        if self.live is None:
+            return
+        self.live.stop.set()
+        self.live.join(60)
+        self.sim.scorer.save()
+        if self.live.error:
+            raise SimError("policy %s: the runtime model failed: %s"
+                           % (self.policy, self.live.error))
+        self.times["model_scoring"] = round(self.live.score_secs, 1)
+        log("%s: runtime model: %d rounds, %.1f s scoring, %d limits raised"
+            % (self.policy, self.live.rounds, self.live.score_secs, self.live.extended))
+
+    def ended_early(self, queue):
+        """Names of the jobs Slurm ended other than by their loop's end
+        (time limit, cancel, failure): they write no .done."""
+        with self.lock:
+            name = {jid: "s%05d" % idx for idx, jid in self.jobid.items()}
+        return [name[j] for j, (st, _) in queue.items()
+                if st in FINAL and st != "COMPLETED" and j in name]
+
     def simulate(self):
         sim = self.sim
+        if sim.comm:
+            self.start_model()
         self.t_start = time.time()
         self.t0 = math.floor(self.t_start)
         self.last_progress = 0.0
@@ -319,11 +381,16 @@ class PolicyRun:
                 time.sleep(sim.args.poll)
                 if self.submit_error:
                     raise self.submit_error
+                if self.live and self.live.error:
+                    raise SimError("policy %s: the runtime model failed: %s"
+                                   % (self.policy, self.live.error))
                 q = self.cluster.queue()
                 self.jobcomp.read()
                 if q is not None:
                     queue = q
                     self.check_lost(queue)
+                    if self.live:
+                        self.live.slurm_end(self.ended_early(queue))
                 self.progress(queue)
                 if q is not None and self.finished(queue):
                     break
@@ -332,11 +399,14 @@ class PolicyRun:
                     break
         finally:
             self.stop.set()
+            if self.live:
+                self.live.stop.set()
             th.join(5)
             self.progress(queue, force=True)
             if sys.stderr.isatty():
                 sys.stderr.write("\n")
         self.times["run"] = round(time.time() - self.t_start, 1)
+        self.stop_model()
 
     # -- collection -------------------------------------------------------
     def rlft_record(self, jid, logged):
@@ -410,13 +480,38 @@ class PolicyRun:
                 d["wait"] = round(max(0.0, st - sub) * C, 1)
             if jid in rl:
                 d["rlft"] = self.rlft_record(jid, rl[jid])
+            if self.live:
+                self.model_record(job, d)
             jobs.append(d)
         self.duplicates = dup
         self.truncated = truncated
         return jobs
 
+    def model_record(self, job, d):
+        """The runtime model's figures of a job: f, its work (run time
+        alone on a congestion-free fabric), and from its loop's own clock
+        (sub-second, unlike Slurm's stamps) its run time, slowdown and
+        mean H."""
+        C = self.sim.compress
+        name = self.job_name(job)
+        d["comm"] = self.sim.comm[job.idx]
+        d["work"] = round(self.work(job) * C, 1)
+        try:
+            with open(os.path.join(self.rates_dir, name + ".done")) as f:
+                st, en = (float(x) for x in f.read().split()[:2])
+        except (OSError, ValueError):
+            return
+        d["run_model"] = round((en - st) * C, 1)
+        d["slowdown"] = round((en - st) / self.work(job), 4)
+        rec = self.live.records.get(name)
+        if rec:
+            d["h_mean"] = round(rec["h_mean"], 4)
+
     def run_info(self):
         """What the report keeps of the run besides the jobs."""
         return {"times": self.times, "kill": self.kill, "timed_out": self.timed_out,
                 "duplicate_records": self.duplicates, "sbatch_retries": self.sbatch_retries,
-                "jobcomp_truncated": self.truncated, "label": self.conf["label"]}
+                "jobcomp_truncated": self.truncated, "label": self.conf["label"],
+                "model": None if self.live is None else {
+                    "rounds": self.live.rounds, "score_secs": round(self.live.score_secs, 1),
+                    "limits_raised": self.live.extended}}

@@ -1,20 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The report of a run: OUT/report.txt (also on stdout), OUT/report.json,
-and the plots OUT/hsd.png and OUT/util.png (matplotlib)."""
+and the plots OUT/hsd.png, OUT/util.png and, with the runtime model,
+OUT/slowdown.png (matplotlib)."""
 
 import json
 import os
 import sys
 
 from .common import fmt_dur, log, require
-from .metrics import timeline
+from .metrics import size_classes, slowdown_by_class, timeline
 
 HSD_BINS = [(1.0, 1.0 + 1e-9, "1.0"), (1.0 + 1e-9, 1.25, "(1,1.25]"), (1.25, 1.5, "(1.25,1.5]"),
             (1.5, 2.0, "(1.5,2]"), (2.0, 3.0, "(2,3]"), (3.0, 1e9, ">3")]
 COLOURS = {"rlft": "#1b9e77", "rlft-nocong": "#66a61e", "rlft-reserve": "#e6ab02",
-           "rlft-product": "#e7298a",
+           "rlft-blocks": "#e7298a",
            "cons_tres": "#d95f02", "linear": "#7570b3"}
 COLUMNS = "%-12s %5s %11s %6s %9s %9s %9s %7s %13s %13s %11s"
+TIME_COLUMNS = "%-12s %10s %10s %8s %20s %7s %11s"
 
 
 def need_plots(args):
@@ -52,6 +54,50 @@ def _table(rep):
             _mm(s["hsd_neigh_mean"], s["hsd_neigh_max"], "%.2f"),
             _mm(s["shared_links_mean"], s["shared_links_max"], "%.0f")
             if s["shared_links_mean"] is not None else "-"))
+    return lines
+
+
+def _time_table(rep):
+    """Turnaround, throughput and, with the runtime model, slowdown, the
+    mean H the jobs ran at and the node-hours lost to congestion."""
+    hdr = TIME_COLUMNS % ("policy", "turnaround", "turnaround", "jobs/h", "slowdown",
+                          "H run", "node-hours")
+    lines = [hdr, TIME_COLUMNS % ("", "avg", "p95", "", "mean / p95 / max", "mean",
+                                  "lost"), "-" * len(hdr)]
+    for name in rep["policies_order"]:
+        s = rep["policies"][name]
+        slow = "-"
+        if s.get("slowdown_mean") is not None:
+            slow = "%.3f / %.2f / %.2f" % (s["slowdown_mean"], s["slowdown_p95"],
+                                           s["slowdown_max"])
+        lines.append(TIME_COLUMNS % (
+            name, fmt_dur(s.get("turnaround_mean")), fmt_dur(s.get("turnaround_p95")),
+            "-" if s.get("throughput") is None else "%.2f" % s["throughput"], slow,
+            "-" if s.get("h_mean") is None else "%.2f" % s["h_mean"],
+            _pct(s.get("node_hours_lost_share"))))
+    return lines
+
+
+def _model_notes(rep, jobs_by_policy):
+    """The runtime model's definition and the slowdown per size class."""
+    c = rep["workload"].get("comm")
+    if not c:
+        return []
+    f = rep["fabric"]
+    classes = size_classes(f["leaf"], f.get("pod") or f["hosts"], f["hosts"])
+    lines = ["Runtime model --comm %s (mean f %.3f): rate 1/((1-f) + f H), H = HSD beside the "
+             "jobs sharing links; slowdown = run / run alone on a congestion-free fabric"
+             % (c["spec"], c["mean_f"])]
+    for n in rep["policies_order"]:
+        if n not in jobs_by_policy:
+            continue
+        by = slowdown_by_class(jobs_by_policy[n], classes)
+        lines.append("%s slowdown by size: " % n + "; ".join(
+            "%s %s (%d)" % (lab, "-" if m is None else "%.3f" % m, k) for lab, m, k in by))
+        m = rep["policies"][n].get("model")
+        if m:
+            lines[-1] += "; model %d rounds, %.1f s scoring, %d limits raised" % (
+                m["rounds"], m["score_secs"], m["limits_raised"])
     return lines
 
 
@@ -101,7 +147,7 @@ def _accounting(name, s):
                 s["times"].get("run", "-"), s["times"].get("scoring", "-")))
 
 
-def report_text(rep):
+def report_text(rep, jobs_by_policy=None):
     f = rep["fabric"]
     w = rep["workload"]
     wdesc = ", ".join("%s %s" % (k, w[k]) for k in
@@ -115,6 +161,11 @@ def report_text(rep):
                      % (100 * rep["kill_ctld_at"]))
     lines.append("")
     lines += _table(rep)
+    lines.append("")
+    lines += _time_table(rep)
+    notes = _model_notes(rep, jobs_by_policy or {})
+    if notes:
+        lines += [""] + notes
     lines.append("")
     lines += _hsd_notes(rep)
     lines.append("")
@@ -187,12 +238,41 @@ def plots(rep, jobs_by_policy, out, title):
     fig.tight_layout()
     save_small_png(fig, os.path.join(out, "util.png"))
     plt.close(fig)
+    if rep["workload"].get("comm"):
+        slowdown_plot(plt, rep, jobs_by_policy, out, title)
+
+
+def slowdown_plot(plt, rep, jobs_by_policy, out, title):
+    """OUT/slowdown.png: mean slowdown per job size class and policy."""
+    names = rep["policies_order"]
+    f = rep["fabric"]
+    classes = size_classes(f["leaf"], f.get("pod") or f["hosts"], f["hosts"])
+    fig, ax = plt.subplots(figsize=(8.0, 2.9))
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        by = slowdown_by_class(jobs_by_policy[n], classes)
+        xs = [b + (i - (len(names) - 1) / 2.0) * width for b in range(len(classes))]
+        ax.bar(xs, [(m or 1.0) - 1.0 for _, m, _ in by], width, bottom=1.0,
+               label="%s (%.3f)" % (n, rep["policies"][n].get("slowdown_mean") or 1.0),
+               color=COLOURS.get(n))
+    ax.set_xticks(range(len(classes)))
+    ax.set_xticklabels(["%s node%s" % (c[0], "" if c[0] == "1" else "s") for c in classes],
+                       fontsize=7)
+    ax.set_ylabel("mean slowdown", fontsize=8)
+    ax.tick_params(labelsize=7)
+    ax.legend(fontsize=7)
+    ax.set_title("mean slowdown per job size (run / run alone, congestion-free), --comm %s\n%s"
+                 % (rep["workload"]["comm"]["spec"], title), fontsize=8)
+    fig.tight_layout()
+    save_small_png(fig, os.path.join(out, "slowdown.png"))
+    plt.close(fig)
 
 
 def make_report(sim, winfo, results):
     return {"fabric": {"file": sim.fabric.path, "tuple": sim.fabric.tuple,
                        "hosts": sim.fabric.hosts, "block": sim.fabric.block,
-                       "leaf": sim.fabric.leaf, "describe": sim.fabric.describe()},
+                       "leaf": sim.fabric.leaf, "pod": sim.fabric.pod,
+                       "describe": sim.fabric.describe()},
             "workload": winfo, "compress": sim.compress, "pattern": sim.args.pattern,
             "kill_ctld_at": sim.args.kill_ctld_at,
             "policies_order": [p for p in sim.policies if p in results],
@@ -202,7 +282,7 @@ def make_report(sim, winfo, results):
 def write_report(sim, rep, jobs_by_policy, plots_ok):
     """Writes and prints the report; the exit status: 3 when a policy
     lost a job, else 0."""
-    txt = report_text(rep)
+    txt = report_text(rep, jobs_by_policy)
     with open(os.path.join(sim.out, "report.txt"), "w") as f:
         f.write(txt)
     with open(os.path.join(sim.out, "report.json"), "w") as f:
@@ -216,7 +296,8 @@ def write_report(sim, rep, jobs_by_policy, plots_ok):
         plots(rep, jobs_by_policy, sim.out, title)
     sys.stdout.write(txt)
     sys.stdout.write("files: %s/report.txt report.json%s, per policy */jobs.json\n" % (
-        sim.out, " hsd.png util.png" if plots_ok else ""))
+        sim.out, (" hsd.png util.png" + (" slowdown.png" if rep["workload"].get("comm") else ""))
+        if plots_ok else ""))
     bad = [p for p in rep["policies_order"] if not rep["policies"][p]["no_job_lost"]]
     if bad:
         log("JOBS LOST in %s: submitted != completed + failed + cancelled" % ", ".join(bad))

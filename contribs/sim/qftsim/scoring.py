@@ -56,14 +56,16 @@ class Scorer:
         os.replace(self.cache_path + ".tmp", self.cache_path)
 
     def _batch(self, groups):
-        """[avg_hsd, max_hsd, shared_links] of each group (a list of host
-        lists) from one `qft score --batch` process: one group per
-        paragraph, one job per line, one JSON object per line back."""
+        """[avg_hsd, max_hsd, shared_links, job_hsd] of each group (a list
+        of host lists) from one `qft score --batch --per-job` process: one
+        group per paragraph, one job per line, one JSON object per line
+        back. job_hsd: each job's HSD beside the others, in the group's
+        order (None for a group of one)."""
         path = os.path.join(self.tmpdir, "batch-%d-%d.jobs" % (os.getpid(), threading.get_ident()))
         with open(path, "w") as f:
             f.write("\n".join("\n".join(g) + "\n" for g in groups))
         cmd = [self.qft, "score", "--fabric", self.fabric, "--json", "--worst", "0",
-               "--pattern", self.pattern, "--batch", path]
+               "--pattern", self.pattern, "--per-job", "--batch", path]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         lines = r.stdout.splitlines()
         if r.returncode != 0 or len(lines) != len(groups):
@@ -74,11 +76,14 @@ class Scorer:
         out = []
         for line in lines:
             d = json.loads(line)
-            out.append([d.get("avg_hsd"), d.get("max_hsd"), d.get("shared_links")])
+            out.append([d.get("avg_hsd"), d.get("max_hsd"), d.get("shared_links"),
+                        d.get("job_hsd")])
         return out
 
-    def score_all(self, alone_lists, sets, progress=None):
-        """alone_lists: host lists; sets: lists of host lists. Fills the cache."""
+    def score_all(self, alone_lists, sets, progress=None, save=True):
+        """alone_lists: host lists; sets: lists of host lists. Fills the
+        cache, and writes it unless `save` is false (the runtime model's
+        rounds: save() at the end)."""
         todo = []
         for hl in sorted(set(alone_lists)):
             if hl not in self.cache["alone"]:
@@ -86,7 +91,8 @@ class Scorer:
         seen = set()
         for s in sets:
             key = "|".join(sorted(s))
-            if key not in self.cache["sets"] and len(s) > 1 and key not in seen:
+            # (a cache from before job_hsd has 3 figures: scored again)
+            if len(self.cache["sets"].get(key, ())) < 4 and len(s) > 1 and key not in seen:
                 seen.add(key)
                 todo.append(("sets", key, sorted(s)))
         if not todo:
@@ -105,7 +111,8 @@ class Scorer:
                 self.calls += 1
                 if progress:
                     progress(done, len(todo), time.time() - t0)
-        self.save()
+        if save:
+            self.save()
 
     def alone(self, hl):
         return self.cache["alone"].get(hl)

@@ -209,10 +209,13 @@ def write_swf(path, jobs, fab, info):
                 j.size, j.size, req))
 
 
-def save(out, jobs, info, compress, fab):
-    """OUT/workload.json (the stream as run) and OUT/workload.swf (the same
+def save(out, jobs, info, compress, fab, comm=None):
+    """OUT/workload.json (the stream as run; with the runtime model, each
+    job's communication share in "comm") and OUT/workload.swf (the same
     as SWF, to replay it elsewhere)."""
+    d = {"info": info, "compress": compress, "jobs": [j.to_dict() for j in jobs]}
+    if comm is not None:
+        d["comm"] = comm
     with open(os.path.join(out, "workload.json"), "w") as f:
-        json.dump({"info": info, "compress": compress,
-                   "jobs": [j.to_dict() for j in jobs]}, f, indent=1)
+        json.dump(d, f, indent=1)
     write_swf(os.path.join(out, "workload.swf"), jobs, fab, info)

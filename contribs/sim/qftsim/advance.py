@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""A job's work under the runtime model (qft-sim --comm): the batch script
+runs `python3 advance.py DIR NAME WORK` instead of `sleep WORK`.
+
+It writes DIR/NAME.start ("real-start SLURM_JOB_NODELIST
+SLURM_JOB_NUM_NODES"), then advances its WORK real seconds of work at the
+rate the simulator publishes in DIR/NAME.rate ("rate t": that rate from
+real time t on; rate 1 until the first one), reading it every TICK
+seconds, and writes DIR/NAME.done ("real-start real-end") when the work is
+done. A rate that applies from an earlier time than the job's last change
+applies from that change: progress is piecewise linear in real time and
+never goes back. Standalone (no qftsim import): it runs inside the job.
+"""
+
+import os
+import sys
+import time
+
+TICK = 0.1
+
+
+def write(path, text):
+    with open(path + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(path + ".tmp", path)
+
+
+def read_rate(path):
+    """(rate, t) from the simulator's file, or None."""
+    try:
+        with open(path) as f:
+            r, t = f.read().split()[:2]
+        r, t = float(r), float(t)
+        return (r, t) if r > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def advance(directory, name, work):
+    start = time.time()
+    write(os.path.join(directory, name + ".start"), "%.6f %s %s\n" % (
+        start, os.environ.get("SLURM_JOB_NODELIST", "none"),
+        os.environ.get("SLURM_JOB_NUM_NODES", "1")))
+    rate_path = os.path.join(directory, name + ".rate")
+    t_change, done_change, rate = start, 0.0, 1.0
+    seen = None
+    while True:
+        got = read_rate(rate_path)
+        if got is not None and got != seen:
+            seen = got
+            t = max(t_change, min(got[1], time.time()))
+            done_change += (t - t_change) * rate
+            t_change, rate = t, got[0]
+        now = time.time()
+        left = work - (done_change + (now - t_change) * rate)
+        if left <= 0:
+            break
+        time.sleep(min(TICK, left / rate))
+    end = time.time()
+    write(os.path.join(directory, name + ".done"), "%.6f %.6f\n" % (start, end))
+
+
+if __name__ == "__main__":
+    advance(sys.argv[1], sys.argv[2], float(sys.argv[3]))

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""The runtime model without Slurm or root (make check): communication
+shares from --comm, the rate arithmetic on a small schedule whose rates and
+ends are computed by hand below (H from a stub scorer), the live thread's
+rate files, a job's loop (advance.py) and the report's time figures."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
+
+from qftsim import runtime  # noqa: E402
+from qftsim.common import SimError  # noqa: E402
+from qftsim.metrics import size_classes, slowdown_by_class, summarise  # noqa: E402
+
+ADVANCE = os.path.join(SRC, "contribs", "sim", "qftsim", "advance.py")
+
+# The stub fabric: jobs on host sets a, b, c; a and b share links, b and c
+# share links, a and c do not. H of a lock-step set, by its members.
+SHARE = {frozenset("ab"), frozenset("bc")}
+SET_HSD = {frozenset("a"): 1.0, frozenset("b"): 1.5, frozenset("c"): 1.0,
+           frozenset("ab"): 2.0, frozenset("bc"): 3.0, frozenset("abc"): 4.0}
+
+
+class StubScorer:
+    def __init__(self):
+        self.asked = []
+
+    def shares(self, x, y):
+        return frozenset((x, y)) in SHARE
+
+    def hsd(self, hosts, neighbours):
+        self.asked.append((hosts, tuple(neighbours)))
+        return SET_HSD[frozenset([hosts] + list(neighbours))]
+
+
+class FakeScorer:
+    """What CacheScorer reads of qftsim.scoring.Scorer: set_score and
+    score_all, from the tables above (shared_links 7 for a pair that
+    shares; each job's job_hsd the set's figure)."""
+
+    def __init__(self):
+        self.calls = []
+
+    def score_all(self, alone, sets, progress=None, save=True):
+        self.calls.append((sorted(alone), sorted(sorted(s) for s in sets), save))
+
+    def set_score(self, lists):
+        key = frozenset(lists)
+        shared = 7 if len(lists) == 2 and key in SHARE else 0
+        h = SET_HSD.get(key, 9.0)
+        # every job of a set meets the set's figure here (job_hsd)
+        return [h, 1, shared, [h] * len(lists) if len(lists) > 1 else None]
+
+
+class TestComm(unittest.TestCase):
+    def test_named_classes(self):
+        self.assertEqual(runtime.parse_comm("mixed"), [(0.3, 0.5), (0.7, 0.1)])
+        self.assertEqual(runtime.parse_comm("compute"), [(1.0, 0.1)])
+        self.assertEqual(runtime.parse_comm("comm"), [(1.0, 0.5)])
+        self.assertEqual(runtime.parse_comm("0.25"), [(1.0, 0.25)])
+        self.assertEqual(runtime.parse_comm("0.3:0.5,0.7:0.1"), [(0.3, 0.5), (0.7, 0.1)])
+
+    def test_refused(self):
+        for bad in ("0.3:0.5,0.6:0.1", "1.5", "x", "0.5:2,0.5:0.1", "0.3:0.5:1"):
+            with self.assertRaises(SimError, msg=bad):
+                runtime.parse_comm(bad)
+
+    def test_exact_counts_seeded(self):
+        fs = runtime.comm_shares(runtime.parse_comm("mixed"), 1000, 1)
+        self.assertEqual((fs.count(0.5), fs.count(0.1)), (300, 700))
+        self.assertEqual(fs, runtime.comm_shares(runtime.parse_comm("mixed"), 1000, 1))
+        self.assertNotEqual(fs, runtime.comm_shares(runtime.parse_comm("mixed"), 1000, 2))
+        # largest remainders: 7 jobs at 0.3/0.7 -> 2.1 and 4.9 -> 2 and 5
+        fs = runtime.comm_shares(runtime.parse_comm("mixed"), 7, 3)
+        self.assertEqual((fs.count(0.5), fs.count(0.1)), (2, 5))
+
+    def test_rate(self):
+        self.assertAlmostEqual(runtime.rate(0.5, 2.0), 2.0 / 3.0)
+        self.assertEqual(runtime.rate(0.0, 5.0), 1.0)
+        self.assertEqual(runtime.rate(1.0, 4.0), 0.25)
+        self.assertEqual(runtime.rate(0.3, 1.0), 1.0)
+
+
+class TestSchedule(unittest.TestCase):
+    """A (4 nodes, f 0.5, work 100) at 0; D (1 node, f 1, work 50) at 0;
+    B (4, f 0.5, work 40) at 10; C (4, f 0.25, work 30) at 20.
+      0: A alone H 1, rate 1.                     D: rate 1, ends at 50.
+     10: B shares with A: H(A) = H(B) = H{a,b} = 2, rates 1/1.5 = 2/3.
+     20: C shares with B only: H(C) = H{b,c} = 3, rate 1/(0.75+0.75) = 2/3;
+         H(B) = H{a,b,c} = 4, rate 1/(0.5+2) = 0.4; A untouched.
+         done: A 10 + 10*2/3 = 16.67, B 6.67.
+     65: C ends (30 / (2/3) = 45 s). B: 6.67 + 45*0.4 = 24.67, H{a,b} = 2,
+         rate 2/3: 15.33 left, 23 s.
+     88: B ends. A: 16.67 + 68*2/3 = 62 done, alone H 1, rate 1: ends at 126.
+    Mean H: A (10*1 + 78*2 + 38*1)/126; B (10*2 + 45*4 + 23*2)/78; C 3."""
+
+    SCHEDULE = [("A", 0.0, "a", 4, 0.5, 100.0), ("D", 0.0, "d", 1, 1.0, 50.0),
+                ("B", 10.0, "b", 4, 0.5, 40.0), ("C", 20.0, "c", 4, 0.25, 30.0)]
+
+    def test_ends_and_mean_h(self):
+        out = runtime.replay(self.SCHEDULE, StubScorer())
+        want = {"A": (0.0, 126.0, 204.0 / 126.0), "B": (10.0, 88.0, 246.0 / 78.0),
+                "C": (20.0, 65.0, 3.0), "D": (0.0, 50.0, 1.0)}
+        self.assertEqual(sorted(out), sorted(want))
+        for k, (st, en, h) in want.items():
+            self.assertAlmostEqual(out[k][0], st, places=9, msg=k)
+            self.assertAlmostEqual(out[k][1], en, places=9, msg=k)
+            self.assertAlmostEqual(out[k][2], h, places=9, msg=k)
+
+    def test_only_touched_jobs_are_rescored(self):
+        sc = StubScorer()
+        m = runtime.RuntimeModel(sc)
+        self.assertEqual([j.key for j in m.start(0.0, "A", "a", 4, 0.5, 100.0)], ["A"])
+        self.assertEqual([j.key for j in m.start(0.0, "D", "d", 1, 1.0, 50.0)], ["D"])
+        self.assertEqual(sorted(j.key for j in m.start(10.0, "B", "b", 4, 0.5, 40.0)), ["A", "B"])
+        # C shares with B only: A's H is not asked again
+        sc.asked = []
+        self.assertEqual(sorted(j.key for j in m.start(20.0, "C", "c", 4, 0.25, 30.0)),
+                         ["B", "C"])
+        self.assertEqual(sorted(h for h, _ in sc.asked), ["b", "c"])
+        self.assertAlmostEqual(m.running["B"].rate, 0.4)
+        job, touched = m.end(65.0, "C")
+        self.assertEqual((job.key, [j.key for j in touched]), ("C", ["B"]))
+        self.assertAlmostEqual(m.running["B"].done(65.0), 40.0 / 6.0 + 18.0)
+        self.assertEqual(m.end(65.0, "nosuch"), (None, []))
+
+    def test_one_node_jobs_never_score(self):
+        sc = StubScorer()
+        out = runtime.replay([("x", 0.0, "x", 1, 0.9, 10.0), ("y", 1.0, "y", 1, 0.9, 10.0)], sc)
+        self.assertEqual((out["x"][1], out["y"][1], sc.asked), (10.0, 11.0, []))
+
+
+class TestCacheScorer(unittest.TestCase):
+    def test_each_job_gets_its_own_figure(self):
+        class Sets:
+            def set_score(self, lists):
+                # scored in sorted order: "a" 1.5, "b" 2.25
+                return {("a",): [1.25, 2, 0, None],
+                        ("a", "b"): [2.0, 3, 4, [1.5, 2.25]]}.get(tuple(sorted(lists)))
+        cs = runtime.CacheScorer(Sets())
+        self.assertEqual(cs.hsd("b", ["a"]), 2.25)
+        self.assertEqual(cs.hsd("a", ["b"]), 1.5)
+        self.assertEqual(cs.hsd("a", []), 1.25)
+
+
+class TestLive(unittest.TestCase):
+    def write(self, d, name, text):
+        with open(os.path.join(d, name), "w") as f:
+            f.write(text)
+
+    def rate(self, d, name):
+        with open(os.path.join(d, name + ".rate")) as f:
+            r, t = f.read().split()
+        return float(r), float(t)
+
+    def test_rate_files_follow_the_schedule(self):
+        with tempfile.TemporaryDirectory() as d:
+            sc = FakeScorer()
+            raised = []
+            live = runtime.LiveRates(d, sc, {"A": (0.5, 100.0), "B": (0.5, 40.0),
+                                             "C": (0.25, 30.0)},
+                                     {"A": 60.0, "B": 600.0, "C": 600.0},
+                                     lambda n, s: raised.append((n, s)) or True)
+            self.write(d, "A.start", "1000.0 a 4\n")
+            self.write(d, "B.start", "1010.0 b 4\n")
+            live.step()
+            self.assertEqual(self.rate(d, "A"), (round(2 / 3, 6), 1010.0))
+            self.assertEqual(self.rate(d, "B"), (round(2 / 3, 6), 1010.0))
+            # one pair scored, then the sets: two qft score rounds, not saved
+            self.assertEqual([c[2] for c in sc.calls], [False, False])
+            self.assertEqual(sc.calls[0][1], [["a", "b"]])
+            # A's projected run, 10 + 90 / (2/3) = 145 s, passes its 60 s
+            # limit: raised to 1.5 x 145 + 10 s (4 minutes)
+            self.assertEqual([n for n, _ in raised], ["A"])
+            self.assertAlmostEqual(raised[0][1], 1.5 * 145.0 + 10.0)
+            self.assertEqual(live.limits["A"], 240.0)
+            self.write(d, "C.start", "1020.0 c 4\n")
+            live.step()
+            self.assertEqual(self.rate(d, "B"), (0.4, 1020.0))
+            self.assertEqual(self.rate(d, "C"), (round(2 / 3, 6), 1020.0))
+            self.assertEqual(self.rate(d, "A")[1], 1010.0)
+            self.assertEqual(len(raised), 1)
+            self.write(d, "C.done", "1020.0 1065.0\n")
+            live.step()
+            self.assertEqual(self.rate(d, "B"), (round(2 / 3, 6), 1065.0))
+            self.assertEqual(live.records["C"]["h_mean"], 3.0)
+            live.step()   # nothing new: no scoring
+            self.assertEqual(live.rounds, 3)
+
+
+class TestImplicitEnds(unittest.TestCase):
+    def test_hostlist(self):
+        self.assertEqual(runtime.expand_hostlist("n[0001-0003,0007],login1"),
+                         ["n0001", "n0002", "n0003", "n0007", "login1"])
+
+    def test_a_start_on_held_hosts_ends_their_job(self):
+        with tempfile.TemporaryDirectory() as d:
+            live = runtime.LiveRates(d, FakeScorer(), {}, {}, lambda n, s: True)
+            ev = live.implicit_ends([(1.0, 0, "x", "n[0001-0004]", 4),
+                                     (2.0, 0, "y", "n[0003-0005]", 3),
+                                     (3.0, 1, "y", None, 0), (4.0, 0, "z", "n0005", 1)])
+            self.assertEqual([(t, k, n) for t, k, n, _, _ in ev],
+                             [(1.0, 0, "x"), (2.0, 1, "x"), (2.0, 0, "y"), (3.0, 1, "y"),
+                              (4.0, 0, "z")])
+            self.assertIn("x", live.ended)
+
+
+class TestAdvance(unittest.TestCase):
+    def test_rate_slows_the_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            # rate 0.5 from before the start: 0.3 s of work take 0.6 s
+            self.write_rate(d, "s00001", 0.5, time.time() - 10)
+            env = dict(os.environ, SLURM_JOB_NODELIST="n[0001-0004]", SLURM_JOB_NUM_NODES="4")
+            subprocess.run([sys.executable, ADVANCE, d, "s00001", "0.3"], check=True, env=env)
+            with open(os.path.join(d, "s00001.start")) as f:
+                st, hosts, nodes = f.read().split()
+            with open(os.path.join(d, "s00001.done")) as f:
+                st2, en = (float(x) for x in f.read().split())
+            self.assertEqual((hosts, nodes, float(st)), ("n[0001-0004]", "4", st2))
+            self.assertGreater(en - st2, 0.58)
+            self.assertLess(en - st2, 0.9)
+
+    def write_rate(self, d, name, r, t):
+        with open(os.path.join(d, name + ".rate"), "w") as f:
+            f.write("%.6f %.6f\n" % (r, t))
+
+
+class TestFigures(unittest.TestCase):
+    def job(self, idx, nodes, submit, start, run, work, f=0.5):
+        return {"idx": idx, "jobid": idx + 1, "state": "COMPLETED", "nodelist": "n%d" % idx,
+                "nodes": nodes, "size": nodes, "submit": submit, "start": start,
+                "end": start + run, "wait": start - submit, "run_model": run, "work": work,
+                "slowdown": run / work, "comm": f, "h_mean": 2.0}
+
+    def test_turnaround_slowdown_lost(self):
+        jobs = [self.job(0, 4, 0.0, 0.0, 150.0, 100.0),
+                self.job(1, 1, 0.0, 100.0, 50.0, 50.0),
+                self.job(2, 20, 50.0, 150.0, 3450.0, 3000.0)]
+        s = summarise(jobs, 100, {})
+        self.assertAlmostEqual(s["turnaround_mean"], (150.0 + 150.0 + 3550.0) / 3)
+        self.assertAlmostEqual(s["slowdown_mean"], (1.5 + 1.0 + 1.15) / 3)
+        self.assertAlmostEqual(s["slowdown_max"], 1.5)
+        # node-seconds: used 600 + 50 + 69000, lost 200 + 0 + 9000
+        self.assertAlmostEqual(s["node_hours_lost_share"], 9200.0 / 69650.0)
+        # 3 jobs over a makespan of 3600 s
+        self.assertAlmostEqual(s["throughput"], 3.0)
+        self.assertEqual(s["h_mean"], 2.0)
+        classes = size_classes(18, 324, 1944)
+        self.assertEqual([c[0] for c in classes], ["1", "2-18", "19-324", ">324"])
+        self.assertEqual(slowdown_by_class(jobs, classes),
+                         [("1", 1.0, 1), ("2-18", 1.5, 1), ("19-324", 1.15, 1), (">324", None, 0)])
+
+    def test_without_the_model(self):
+        j = self.job(0, 4, 0.0, 0.0, 150.0, 100.0)
+        for k in ("run_model", "work", "slowdown", "h_mean", "comm"):
+            del j[k]
+        s = summarise([j], 10, {})
+        self.assertEqual((s["slowdown_mean"], s["node_hours_lost_share"], s["model_jobs"]),
+                         (None, None, 0))
+        self.assertEqual(s["turnaround_mean"], 150.0)
+        json.dumps(s)
+
+
+if __name__ == "__main__":
+    unittest.main()
