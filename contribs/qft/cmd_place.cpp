@@ -33,7 +33,7 @@ int cmd_place(int argc, char **argv)
 	pol.sample_stages = args.number("--samples", pol.sample_stages, 100000);
 	pol.max_candidates = args.number("--candidates", pol.max_candidates, 100000);
 	pol.rank_by_congestion = !args.has("--no-congestion");
-	const std::string shapes = args.get("--shapes", "products");
+	const std::string shapes = args.get("--shapes", "blocks");
 	if (shapes != "products" && shapes != "blocks")
 		throw UsageError{"--shapes " + shapes + ": expected products or blocks"};
 	pol.products = shapes == "products";

@@ -9,6 +9,9 @@
 #   fabric    PGFT(2;18,18;1,18;1,1), 324 hosts (QFT_DEMO_TUPLE)
 #   workload  200 jobs of the "mixed" kind, seed 1, offered load 0.9
 #             (QFT_DEMO_JOBS, QFT_DEMO_SEED, QFT_DEMO_LOAD)
+#   runtime   jobs slowed by the congestion they meet: --comm mixed (30%
+#             of the jobs communicate half their time, the rest a tenth;
+#             QFT_DEMO_COMM, empty: every job sleeps its trace time)
 #   policies  rlft, rlft-nocong, cons_tres, linear
 #   time      compressed so that the arrivals take about 90 s per policy
 #             (QFT_DEMO_SPAN); the four policies take 6 to 8 minutes on
@@ -54,9 +57,11 @@ out=${QFT_DEMO_OUT:-$top/build/sim-demo}
 step "simulation: PGFT($tuple), ${QFT_DEMO_JOBS:-200} mixed jobs, four policies (contribs/sim/qft-sim)"
 t1=$SECONDS
 rc=0
+comm=()
+[ -z "${QFT_DEMO_COMM-mixed}" ] || comm=(--comm "${QFT_DEMO_COMM-mixed}")
 "$top/contribs/sim/qft-sim" --build "$build" --pgft "$tuple" \
 	--synthetic mixed --jobs "${QFT_DEMO_JOBS:-200}" --seed "${QFT_DEMO_SEED:-1}" \
-	--load "${QFT_DEMO_LOAD:-0.9}" --real-span "${QFT_DEMO_SPAN:-90}" \
+	--load "${QFT_DEMO_LOAD:-0.9}" --real-span "${QFT_DEMO_SPAN:-90}" "${comm[@]}" \
 	--policies rlft,rlft-nocong,cons_tres,linear --out "$out" "$@" || rc=$?
 echo
 echo "simulation took $((SECONDS - t1)) s, the demo $((SECONDS - t0)) s; plots: $out/hsd.png $out/util.png"

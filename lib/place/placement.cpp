@@ -244,11 +244,12 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	job.hosts = hosts;
 	job.reserved = policy_.remainder == Remainder::reserve ? reserve_of(hosts) : hosts;
 	job.placed = tree_indexes(hosts);
+	// Its busiest load on every link over the prediction's stages: one
+	// replay, bounded by the flow budget, serves both. It throws for an
+	// unroutable job, before anything below is counted.
+	job.alone = play_peaks(hosts, &job.peak);
 	if (link_names_)
 		links_.add(job.placed, 1);
-	// Its busiest load on every link over the prediction's stages: one
-	// replay, bounded by the flow budget, serves both.
-	job.alone = play_peaks(hosts, &job.peak);
 	for (const auto &[l, c] : job.peak)
 		background_[l] += c;
 	for (HostOrd h : job.reserved)

@@ -70,8 +70,11 @@ struct PlacementPolicy {
 	size_t max_candidates = 16;     // scored per level
 	size_t flow_budget = kFlowBudget; // SIZE_MAX: no bound
 	// Product shapes first (lib/place/products.cpp), then N <= 2 m_1
-	// hosts in two leaves; false: blocks only (qft.conf Shapes=blocks).
-	bool products = true;
+	// hosts in two leaves (qft.conf Shapes=products); false: blocks only.
+	// Off by default: more jobs are congestion-free with it, but the jobs
+	// that find no shape congest more, and under qft-sim's runtime model
+	// jobs ran slower on average (docs/sim.md, run 8).
+	bool products = false;
 	// With products: a size with no free product may take the first N
 	// hosts of a free product of up to N + round_up% hosts (a near
 	// product): its links are the product's, which no other product

@@ -648,6 +648,19 @@ void unroutable_running_job_leaves_no_trace(void **)
 	fresh.add_running(2, job);
 	assert_true(p.score(job) == fresh.score(job));
 	assert_true(p.score(job).first == 1.0 && p.score(job).second == 2.0);
+	// nor did it leave links counted (Candidate::shared): jobs with n0003
+	// (leaf 0) and n0005 (leaf 1, position 0) use the up-link of leaf 0
+	// that the cut-off job's n0013 would have
+	PlacementRequest req;
+	req.eligible.assign(w.fabric.hosts().size(), true);
+	req.required = {2, 4};
+	for (uint32_t n : {2u, 3u, 6u}) {
+		req.nodes = n;
+		const Placement a = p.place(req), b = fresh.place(req);
+		assert_int_equal(a.considered.size(), b.considered.size());
+		for (size_t i = 0; i < a.considered.size(); i++)
+			assert_int_equal(a.considered[i].shared, b.considered[i].shared);
+	}
 	p.remove_running(2);
 	assert_true(p.score(job).second == 1.0);
 }

@@ -18,7 +18,7 @@ Policies (--policies, default all four):
                `qft topology-conf`)
   linear       select/linear + topology/tree (the same topology.conf)
 and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
-rlft-blocks: select/rlft with Shapes=blocks (aligned blocks, no product shapes).
+rlft-product: select/rlft with Shapes=products (product shapes first).
 
 Synthetic workloads (--synthetic KIND; N = hosts with a Slurm name,
 L = hosts per leaf switch (m_1 of the tuple), P = m_1*m_2 hosts per

@@ -141,7 +141,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	memset(conf, 0, sizeof(*conf));
 	conf->sample_stages = 32;
 	conf->rank_by_congestion = true;
-	conf->products = true;
+	conf->products = false;
 	conf->round_up = 0;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");

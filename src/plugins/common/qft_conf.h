@@ -27,7 +27,7 @@ typedef struct {
 				     * "lft:" LftFile= made absolute */
 	/* select/rlft */
 	bool reserve_remainder;     /* Remainder=exact|reserve */
-	bool products;              /* Shapes=products (default)|blocks */
+	bool products;              /* Shapes=blocks (default)|products */
 	uint32_t round_up;          /* RoundUp=, percent, default 0 */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
