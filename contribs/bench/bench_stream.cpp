@@ -25,8 +25,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
