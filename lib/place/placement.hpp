@@ -10,14 +10,15 @@
 // lemma 3 wants N / W_{l-1} to be a multiple of w_l p_l. The prediction
 // reports it; the block is not widened yet.
 //
-// The placer first looks for product shapes (docs/product-shapes.md,
-// lib/place/products.cpp): congestion-free for the Shift family, and
-// link-disjoint from every other product, for far more sizes than blocks.
-// Then N <= 2 m_1 hosts in two leaves of one level-2 subtree (congestion-
-// free when U_1 = M_1), then near products if asked (round_up). Without
-// any, as with products off, it looks in the smallest level l whose
-// subtrees can hold N, for runs of free aligned blocks of W_l hosts in one subtree (contiguous first,
-// then scattered whole blocks), falls back level by level, and last to a
+// With products on (Shapes=products), the placer first looks for product
+// shapes (docs/product-shapes.md, lib/place/products.cpp): congestion-free
+// for the Shift family, and link-disjoint from every other product, for
+// far more sizes than blocks. Then N <= 2 m_1 hosts in two leaves of one
+// level-2 subtree (congestion-free when U_1 = M_1), then near products if
+// asked (round_up). Without any, and always with products off, it looks in
+// the smallest level l whose subtrees can hold N, for runs of free aligned
+// blocks of W_l hosts in one subtree (contiguous first, then scattered
+// whole blocks), falls back level by level, and last to a
 // best fit down the tree (whole free subtrees that fit, the rest in the
 // subtree with the fewest free hosts that holds it, as cons_tres does with
 // Slurm's switches). Candidates are ranked by the congestion the
