@@ -87,6 +87,15 @@ std::string routing_arg(const Args &args)
 	return args.has("--lft") ? "lft:" + args.get("--lft") : args.get("--routing", "dmodk");
 }
 
+void lmc_arg(const Args &args, Model &m, const std::string &routing)
+{
+	if (!args.has("--lmc"))
+		return;
+	const unsigned lmc = unsigned(args.number("--lmc", 0, 7));
+	set_lmc_checked(m.edit_fabric(), lmc);
+	m.set_routing(routing);
+}
+
 namespace {
 
 // Host list expressions of a file: one or more per line, separated by

@@ -47,6 +47,9 @@ std::unique_ptr<Model> load_model(const std::string &path, const std::string &ro
 // The routing of --routing NAME or --lft FILE (lft:FILE), "dmodk" without
 // either; both is a UsageError.
 std::string routing_arg(const Args &args);
+// --lmc L: the fabric's LMC set to L when its LIDs allow it and the LID
+// space holds it, then `routing` routed again (every offset).
+void lmc_arg(const Args &args, Model &m, const std::string &routing);
 
 // Host names from "all", a host list expression, or "@FILE" (host list
 // expressions, one or more per line, '#' starts a comment).
@@ -67,6 +70,7 @@ int cmd_discover(int argc, char **argv);
 int cmd_place(int argc, char **argv);
 int cmd_lft(int argc, char **argv);
 int cmd_recognise(int argc, char **argv);
+int cmd_lid(int argc, char **argv);
 
 } // namespace qft::cli
 

@@ -14,6 +14,7 @@
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
+#include "lib/lid/lid.hpp"
 #include "lib/place/order.hpp"
 #include "lib/score/report.hpp"
 #include "lib/score/score.hpp"
@@ -145,6 +146,24 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 	return 0;
 }
 
+// --lid stripe: every pair over every offset, flows in shares (seed 004);
+// the engine's integer counts cannot say it, lib/lid does.
+int score_striped(const Args &args, const Model &m, const Pattern &pattern,
+		  const std::vector<Job> &jobs)
+{
+	if (jobs.size() != 1 || args.has("--json") || args.has("--flows") ||
+	    args.has("--link-loads"))
+		throw UsageError{"--lid stripe scores one job (--hosts), in text"};
+	const Fabric &f = m.fabric();
+	LidTable t = choose_lids(f, m.router(), m.tree(), pattern, jobs[0].ranks, LidMode::stripe);
+	const LidScore s = score_lids(f, m.router(), pattern, t);
+	std::printf("pattern %s\nlid stripe over %u offsets (LMC %u)\nhosts %zu\nstages %zu\n"
+		    "hsd_avg %.4f\nhsd_max %.4f\ncongested_stages %zu\n",
+		    pattern.name().c_str(), t.offsets, f.lmc(), t.hosts.size(), s.stages, s.avg_hsd,
+		    s.max_hsd, s.congested);
+	return 0;
+}
+
 } // namespace
 
 int cmd_score(int argc, char **argv)
@@ -152,7 +171,7 @@ int cmd_score(int argc, char **argv)
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
-		   "--threads"},
+		   "--threads", "--lid", "--lmc"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
@@ -161,8 +180,11 @@ int cmd_score(int argc, char **argv)
 		throw UsageError{"--flows and --link-loads score one job or group, not --batch"};
 	std::string routing = routing_arg(args);
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing);
+	lmc_arg(args, *m, routing);
 	const Fabric &f = m->fabric();
 	const Tree *tree = m->tree();
+	if (args.has("--lid") && (args.has("--lid-offset") || args.has("--batch")))
+		throw UsageError{"--lid chooses the offsets: not with --lid-offset or --batch"};
 
 	std::string pattern_spec = args.get("--pattern", "shift");
 	std::unique_ptr<Pattern> pattern =
@@ -196,6 +218,14 @@ int cmd_score(int argc, char **argv)
 			job.offsets.assign(job.ranks.size(), uint8_t(offset));
 		hosts += job.ranks.size();
 		jobs.push_back(std::move(job));
+	}
+	if (args.has("--lid")) {
+		// Each job's own choice (lib/lid), on the pattern it is scored by.
+		const LidMode mode = lid_mode(args.get("--lid"));
+		if (mode == LidMode::stripe)
+			return score_striped(args, *m, *pattern, jobs);
+		for (Job &job : jobs)
+			job = choose_lids(f, m->router(), tree, *pattern, job.ranks, mode).job();
 	}
 	// Two jobs cannot share a host.
 	std::vector<size_t> owner(f.hosts().size(), 0);

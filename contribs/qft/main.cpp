@@ -23,11 +23,14 @@ const char kUsage[] =
 	"  score    --fabric F (--hosts LIST | --jobs FILE) [--pattern P]\n"
 	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
 	"           [--worst N] [--bandwidth] [--lft LFTS.dump]\n"
+	"           [--lid job|dest|pair|stripe] [--lmc N]\n"
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
 	"  place    --fabric F --nodes N [--running FILE] [--remainder exact|reserve]\n"
 	"           [--eligible LIST] [--require LIST] [--no-congestion] [--explain]\n"
 	"  topology-conf --fabric F [-o FILE]\n"
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
+	"  lid      --fabric F --hosts LIST [--choice job|dest|pair|stripe] [--lmc N]\n"
+	"           [--pattern P] [-o TABLE] | --compare\n"
 	"  patterns\n"
 	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";
 
@@ -44,6 +47,7 @@ const Command kCommands[] = {
 	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
 	{"recognize", qft::cli::cmd_recognise}, {"lft", qft::cli::cmd_lft},
 	{"discover", qft::cli::cmd_discover}, {"place", qft::cli::cmd_place},
+	{"lid", qft::cli::cmd_lid},
 };
 
 } // namespace

@@ -18,6 +18,7 @@
 #include "lib/tree/recognise.hpp"
 #include "lib/place/explain.hpp"
 #include "lib/place/order.hpp"
+#include "lib/lid/lid.hpp"
 #include "lib/place/placement.hpp"
 #include "lib/model/model.hpp"
 #include "lib/score/score.hpp"
@@ -246,6 +247,11 @@ const char *qft_fabric_host_name(const qft_fabric_t *fabric, size_t ord)
 	if (!fabric || ord >= fabric->fabric.hosts().size())
 		return nullptr;
 	return fabric->fabric.node(fabric->fabric.hosts()[ord]).name.c_str();
+}
+
+unsigned qft_fabric_lmc(const qft_fabric_t *fabric)
+{
+	return fabric ? fabric->fabric.lmc() : 0;
 }
 
 const char *qft_fabric_tuple(const qft_fabric_t *fabric)
@@ -512,6 +518,60 @@ qft_status_t qft_placer_predict(const qft_placer_t *placer, const size_t *hosts,
 	if (st != QFT_OK && out) // as qft_placer_score(): nothing uncomputed
 		*out = {NAN, 0, 0, 0};
 	return st;
+}
+
+qft_status_t qft_placer_choose_lids(const qft_placer_t *placer, const size_t *hosts, size_t count,
+				   const char *mode, qft_lid_choice_t *out, char **err)
+{
+	if (out)
+		*out = qft_lid_choice_t{};
+	return guard(err, [&] {
+		need(out, "out");
+		need(mode, "mode");
+		need(placer, "placer");
+		if (count)
+			need(hosts, "hosts");
+		const qft::LidMode m = qft::lid_mode(mode);
+		if (m == qft::LidMode::stripe)
+			qft::fail(qft::Status::invalid, "a striped choice has nothing to export");
+		const qft::Placer &p = *placer->placer;
+		const qft::Fabric &f = placer->fabric->fabric;
+		std::vector<qft::HostOrd> ranks;
+		for (size_t i = 0; i < count; i++) {
+			if (hosts[i] >= f.hosts().size())
+				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
+			ranks.push_back(qft::HostOrd(hosts[i]));
+		}
+		qft::LidOptions opt;
+		opt.max_stages = p.predict_stages(count);
+		qft::LidTable t = qft::choose_lids(f, p.router(), &p.tree(), p.pattern(), ranks, m, opt);
+		const qft::LidScore sc = qft::score_lids(f, p.router(), p.pattern(), t, opt.max_stages);
+		const std::string text = qft::lid_table_text(f, t);
+		out->mode = qft::lid_mode_name(m);
+		out->offsets = t.offsets;
+		out->avg_hsd = sc.avg_hsd;
+		out->max_hsd = sc.max_hsd;
+		out->stages_played = sc.stages;
+		out->stages_total = p.pattern().stage_count(uint32_t(count));
+		out->table = strdup(text.c_str());
+		if (!out->table)
+			throw std::bad_alloc();
+		if (!t.dest.empty()) {
+			out->dest = static_cast<unsigned char *>(std::malloc(t.dest.size()));
+			if (!out->dest)
+				throw std::bad_alloc();
+			std::copy(t.dest.begin(), t.dest.end(), out->dest);
+		}
+	});
+}
+
+void qft_lid_choice_clear(qft_lid_choice_t *choice)
+{
+	if (!choice)
+		return;
+	std::free(choice->dest);
+	std::free(choice->table);
+	*choice = qft_lid_choice_t{};
 }
 
 qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric, size_t *hosts, size_t count,

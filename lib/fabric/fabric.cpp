@@ -3,6 +3,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <sstream>
 
 #include "lib/common/error.hpp"
 
@@ -139,10 +140,30 @@ void Fabric::set_lmc(unsigned lmc)
 	lmc_ = lmc;
 }
 
-void set_lmc_checked(Fabric &f, unsigned lmc)
+void check_lid_space(size_t hosts, size_t switches, unsigned lmc)
 {
 	if (lmc > 7)
 		fail(Status::invalid, "LMC ", lmc, ", expected 0..7");
+	auto need = [&](unsigned l) { return uint64_t(hosts) * (uint64_t(1) << l) + switches; };
+	if (need(lmc) <= kUnicastLids)
+		return;
+	int fits = -1;
+	for (unsigned l = 0; l < lmc; l++)
+		if (need(l) <= kUnicastLids)
+			fits = int(l);
+	std::ostringstream best;
+	if (fits < 0)
+		best << "no LMC fits";
+	else
+		best << "the largest LMC that fits is " << fits;
+	fail(Status::invalid, "LMC ", lmc, ": ", hosts, " hosts x ", 1u << lmc, " LIDs + ",
+	     switches, " switch LIDs = ", need(lmc), " LIDs, more than the ", kUnicastLids,
+	     " unicast LIDs (0x0001-0xBFFF); ", best.str());
+}
+
+void set_lmc_checked(Fabric &f, unsigned lmc)
+{
+	check_lid_space(f.hosts().size(), f.node_count() - f.hosts().size(), lmc);
 	uint32_t per = 1u << lmc;
 	std::unordered_map<uint32_t, NodeId> owner;
 	for (NodeId id = 0; id < f.node_count(); id++) {

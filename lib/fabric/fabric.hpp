@@ -113,6 +113,14 @@ std::string guid_text(uint64_t guid);
 // naming the first host that breaks this.
 void set_lmc_checked(Fabric &fabric, unsigned lmc);
 
+// The unicast LIDs (IBA 4.1.3): 0x0001 .. 0xBFFF.
+constexpr uint32_t kUnicastLids = 0xBFFF;
+
+// Throws Error(invalid) when `hosts` hosts of 2^lmc LIDs each and one LID
+// per switch cannot fit the unicast LIDs, naming the LIDs needed and the
+// largest LMC that fits.
+void check_lid_space(size_t hosts, size_t switches, unsigned lmc);
+
 } // namespace qft
 
 #endif

@@ -183,6 +183,15 @@ public:
 	Prediction predict(const std::vector<HostOrd> &ranks) const;
 
 	const PlacementPolicy &policy() const { return policy_; }
+	// What the placer plays, and on what: for lib/lid's choice of a
+	// placed job's LIDs, judged on the prediction's stages.
+	const Pattern &pattern() const { return *pattern_; }
+	const Router &router() const { return router_; }
+	const Tree &tree() const { return tree_; }
+	size_t predict_stages(size_t n) const
+	{
+		return stages_for(n, kPredictStages, policy_.flow_budget);
+	}
 
 private:
 	struct RunningJob {

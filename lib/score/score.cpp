@@ -27,9 +27,14 @@ void check_job(const Fabric &fabric, const Router &router, const Job &job,
 			     fabric.node_label(fabric.hosts()[h]), " appears twice");
 		seen[h] = true;
 	}
-	if (!job.offsets.empty() && job.offsets.size() != job.ranks.size())
+	// A striped job's flows are fractions: lib/lid scores it.
+	if (job.lid_choice == LidChoice::stripe)
+		fail(Status::invalid, "job ", index, ": striped LIDs are scored by score_lids()");
+	const size_t n = job.ranks.size();
+	const size_t want = job.lid_choice == LidChoice::pair ? n * n : n;
+	if (!job.offsets.empty() && job.offsets.size() != want)
 		fail(Status::invalid, "job ", index, ": ", job.offsets.size(),
-		     " LID offsets for ", job.ranks.size(), " ranks");
+		     " LID offsets for ", n, " ranks, expected ", want);
 	for (uint8_t o : job.offsets)
 		if (o >= router.offsets())
 			fail(Status::invalid, "job ", index, ": LID offset ", unsigned(o),

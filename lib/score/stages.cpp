@@ -71,10 +71,30 @@ bool StagePlayer::stage_flows(const Pattern &pattern, const Job *jobs, size_t co
 				out[k] = {ranks[pairs_[k].src], ranks[pairs_[k].dst], 0};
 			continue;
 		}
-		const bool by_src = job.lid_choice == LidChoice::source;
-		for (size_t k = 0; k < pairs_.size(); k++) {
-			const RankPair &pr = pairs_[k];
-			out[k] = {ranks[pr.src], ranks[pr.dst], job.offsets[by_src ? pr.src : pr.dst]};
+		const uint8_t *o = job.offsets.data();
+		switch (job.lid_choice) {
+		case LidChoice::source:
+			for (size_t k = 0; k < pairs_.size(); k++)
+				out[k] = {ranks[pairs_[k].src], ranks[pairs_[k].dst], o[pairs_[k].src]};
+			break;
+		case LidChoice::destination:
+			for (size_t k = 0; k < pairs_.size(); k++)
+				out[k] = {ranks[pairs_[k].src], ranks[pairs_[k].dst], o[pairs_[k].dst]};
+			break;
+		case LidChoice::pair:
+			for (size_t k = 0; k < pairs_.size(); k++)
+				out[k] = {ranks[pairs_[k].src], ranks[pairs_[k].dst],
+					  o[size_t(pairs_[k].src) * n + pairs_[k].dst]};
+			break;
+		case LidChoice::stripe: {
+			const size_t ways = job.offsets.size();
+			flows_.resize(at + pairs_.size() * ways);
+			out = flows_.data() + at;
+			for (size_t k = 0; k < pairs_.size(); k++)
+				for (size_t w = 0; w < ways; w++)
+					out[k * ways + w] = {ranks[pairs_[k].src], ranks[pairs_[k].dst], o[w]};
+			break;
+		}
 		}
 	}
 	return !flows_.empty();

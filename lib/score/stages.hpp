@@ -22,15 +22,21 @@
 
 namespace qft {
 
-// Which LID offset a flow uses. `source`: every process uses its own
-// node's offset for all destinations (UCX_IB_LID_PATH_BITS, DESIGN 3);
-// `destination`: the sender addresses each destination at the offset that
-// destination chose (needs the MPI layer's help).
-enum class LidChoice { source, destination };
+// Which LID offset a flow uses (lib/lid chooses them). `source`: every
+// process uses its own node's offset for all destinations
+// (UCX_IB_LID_PATH_BITS, DESIGN 3); `destination`: the sender addresses
+// each destination at the offset that destination chose; `pair`: each
+// ordered pair of ranks has its own (both need the verbs interposer,
+// docs/lid-table.md); `stripe`: every pair sends over each of the
+// offsets listed, an equal share on each (seed 004), which the stage
+// player plays as one flow per offset (lib/lid scores it).
+enum class LidChoice { source, destination, pair, stripe };
 
 struct Job {
 	std::vector<HostOrd> ranks;     // rank r runs on host ranks[r]
-	std::vector<uint8_t> offsets;   // LID offset per rank; empty: all 0
+	// source, destination: one per rank (empty: all 0); pair: one per
+	// ordered pair, [src rank * ranks + dst rank]; stripe: the offsets.
+	std::vector<uint8_t> offsets;
 	LidChoice lid_choice = LidChoice::source;
 };
 

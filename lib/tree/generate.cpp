@@ -11,7 +11,6 @@ namespace qft {
 namespace {
 constexpr uint64_t kHostGuidBase = 0x0002c90300000000ull;
 constexpr uint64_t kSwitchGuidBase = 0x0002c90400000000ull;
-constexpr uint32_t kMaxUnicastLid = 0xbfff;
 } // namespace
 
 std::string format_host_name(const std::string &pattern, uint64_t number)
@@ -82,10 +81,12 @@ Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
 	uint64_t switches = 0;
 	for (unsigned l = 1; l <= h; l++)
 		switches += g.nodes_at(l);
-	if ((n + 1) * lids_per_host + switches > kMaxUnicastLid)
-		fail(Status::invalid, "PGFT ", g.text(), " with LMC ", opt.lmc, " needs ",
-		     (n + 1) * lids_per_host + switches,
-		     " LIDs, expected at most ", kMaxUnicastLid);
+	try {
+		// hosts from LID 2^lmc up: the block of LID 0 stays unused
+		check_lid_space(n + 1, switches, opt.lmc);
+	} catch (const Error &e) {
+		fail(e.status(), "PGFT ", g.text(), ": ", e.what());
+	}
 
 	std::vector<std::string> names(n);
 	for (uint64_t j = 0; j < n; j++)

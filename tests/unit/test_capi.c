@@ -244,6 +244,58 @@ static void products_and_routing(void **state)
 	qft_fabric_destroy(f);
 }
 
+/* LID choice through the C API: the 16 scattered hosts of test-lid.sh at
+ * LMC 2 (Shift HSD 1.333 on one LID): pair reaches 1.0 with its table,
+ * dest gives offsets, job one offset for all; errors name the mode. */
+static void lid_choice(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	qft_placer_t *p = NULL;
+	char *err = NULL;
+	size_t hosts[16];
+	size_t n = 0;
+	const size_t firsts[] = {18, 36, 54}, counts[] = {5, 5, 6};
+	qft_lid_choice_t ch;
+
+	assert_int_equal(qft_fabric_generate("2;18,18;1,18;1,1", NULL, 2, &f, NULL), QFT_OK);
+	assert_int_equal(qft_fabric_lmc(f), 2);
+	assert_int_equal(qft_placer_create(f, NULL, &p, NULL), QFT_OK);
+	for (int b = 0; b < 3; b++)
+		for (size_t k = 0; k < counts[b]; k++)
+			hosts[n++] = firsts[b] + k;
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "pair", &ch, NULL), QFT_OK);
+	assert_string_equal(ch.mode, "pair");
+	assert_int_equal(ch.offsets, 4);
+	assert_true(ch.avg_hsd == 1.0);
+	assert_int_equal(ch.stages_played, 15);
+	assert_null(ch.dest);
+	assert_non_null(strstr(ch.table, "qft-lid 1\nlmc 2\nchoice pair\nhosts 16\nhost n0019 0x004c 0\n"));
+	qft_lid_choice_clear(&ch);
+	assert_null(ch.table);
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "dest", &ch, NULL), QFT_OK);
+	assert_non_null(ch.dest);
+	assert_true(ch.avg_hsd > 1.0 && ch.avg_hsd < 1.333);
+	qft_lid_choice_clear(&ch);
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "job", &ch, NULL), QFT_OK);
+	for (size_t k = 1; k < n; k++)
+		assert_int_equal(ch.dest[k], ch.dest[0]);
+	qft_lid_choice_clear(&ch);
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "stripe", &ch, &err), QFT_EINVAL);
+	assert_non_null(strstr(err, "nothing to export"));
+	qft_free(err);
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "fast", &ch, &err), QFT_EINVAL);
+	assert_non_null(strstr(err, "LID choice \"fast\", expected job, dest, pair or stripe"));
+	qft_free(err);
+	hosts[3] = 324;
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "pair", &ch, &err), QFT_EINVAL);
+	assert_non_null(strstr(err, "host ordinal 324 out of range"));
+	qft_free(err);
+	qft_lid_choice_clear(&ch);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+}
+
 /* Degraded fabrics load; the host without a position is named in the
  * report and never placed; an unroutable prediction is an error with a
  * message, never a figure; a load error names the file. */
@@ -307,6 +359,7 @@ int main(void)
 		cmocka_unit_test(errors_carry_messages),
 		cmocka_unit_test(degraded_fabric_loads),
 		cmocka_unit_test(products_and_routing),
+		cmocka_unit_test(lid_choice),
 		cmocka_unit_test(placer_predicts_within_its_budget),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);

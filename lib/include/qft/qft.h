@@ -101,6 +101,8 @@ QFT_EXPORT const char *qft_fabric_host_name(const qft_fabric_t *fabric,
 					    size_t ord);
 /* The PGFT tuple of the recognised tree, "" when the fabric has none. */
 QFT_EXPORT const char *qft_fabric_tuple(const qft_fabric_t *fabric);
+/* The fabric's LMC: each host answers on 2^LMC LIDs. */
+QFT_EXPORT unsigned qft_fabric_lmc(const qft_fabric_t *fabric);
 
 /* The routing placement and scores assume: "dmodk" (closed-form D-Mod-K,
  * what a fabric with a tree starts with) or "lft:FILE" (the forwarding
@@ -270,6 +272,32 @@ QFT_EXPORT qft_status_t qft_placer_score(const qft_placer_t *placer,
 					 const size_t *hosts, size_t count,
 					 double *avg_hsd, unsigned *max_hsd,
 					 char **err);
+/* LID choice for a placed job (lib/lid, docs/lid-table.md): which of the
+ * 2^LMC LIDs of each host its senders use. mode: "job" (one offset for
+ * the job), "dest" (one per destination), "pair" (one per ordered pair:
+ * it walks every stage of the pattern, n^2 flows for n hosts, so keep it
+ * to jobs of a few hundred hosts under slurmctld's locks). job and dest
+ * are judged on the prediction's stages (qft_placer_predict()). */
+typedef struct qft_lid_choice {
+	const char *mode;       /* "job", "dest" or "pair" (static) */
+	unsigned offsets;       /* 2^LMC */
+	unsigned char *dest;    /* job, dest: the offset every sender uses
+				 * for hosts[k]; pair: NULL */
+	char *table;            /* the table text docs/lid-table.md defines */
+	double avg_hsd;         /* with the choice, over stages_played */
+	double max_hsd;
+	size_t stages_played, stages_total;
+} qft_lid_choice_t;
+
+/* Fills *out (release with qft_lid_choice_clear(), also after a failure).
+ * QFT_EINVAL for an unknown mode or host ordinal; QFT_EUNROUTABLE as the
+ * routing. */
+QFT_EXPORT qft_status_t qft_placer_choose_lids(const qft_placer_t *placer,
+					       const size_t *hosts, size_t count,
+					       const char *mode, qft_lid_choice_t *out,
+					       char **err);
+QFT_EXPORT void qft_lid_choice_clear(qft_lid_choice_t *choice);
+
 /* Tree order of host ordinals, in place. */
 QFT_EXPORT qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric,
 						   size_t *hosts, size_t count,

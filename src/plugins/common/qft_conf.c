@@ -23,6 +23,8 @@
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 
+const char *const qft_lid_words[] = {"off", "auto", "job", "dest", "pair", NULL};
+
 static const s_p_options_t qft_conf_options[] = {
 	{"FabricFile", S_P_STRING},
 	{"FabricFormat", S_P_STRING},
@@ -36,6 +38,8 @@ static const s_p_options_t qft_conf_options[] = {
 	{"LftFile", S_P_STRING},
 	{"Shapes", S_P_STRING},
 	{"RoundUp", S_P_UINT32},
+	{"LidChoice", S_P_STRING},
+	{"LidPairMaxNodes", S_P_UINT32},
 	{NULL}
 };
 
@@ -109,11 +113,15 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	static const char *const remainders[] = {"exact", "reserve", NULL};
 	static const char *const shapes[] = {"products", "blocks", NULL};
 	int format = QFT_FORMAT_JSON, remainder = 0, shape = conf->products ? 0 : 1;
+	int lid = conf->lid_choice;
 
 	if (_get_word(tbl, conf, "FabricFormat", formats, &format, why) ||
 	    _get_word(tbl, conf, "Remainder", remainders, &remainder, why) ||
-	    _get_word(tbl, conf, "Shapes", shapes, &shape, why))
+	    _get_word(tbl, conf, "Shapes", shapes, &shape, why) ||
+	    _get_word(tbl, conf, "LidChoice", qft_lid_words, &lid, why))
 		return SLURM_ERROR;
+	conf->lid_choice = lid;
+	s_p_get_uint32(&conf->lid_pair_max_nodes, "LidPairMaxNodes", tbl);
 	conf->format = format;
 	conf->reserve_remainder = remainder == 1;
 	conf->products = shape == 0;
@@ -143,6 +151,8 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	conf->rank_by_congestion = true;
 	conf->products = false;
 	conf->round_up = 0;
+	conf->lid_choice = QFT_LID_AUTO;
+	conf->lid_pair_max_nodes = 256;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");
 	if (access(conf->path, R_OK)) {
@@ -242,6 +252,9 @@ static const qft_ops_t _local_ops = {
 	.placer_remove_job = qft_placer_remove_job,
 	.placer_running = qft_placer_running,
 	.placer_predict = qft_placer_predict,
+	.fabric_lmc = qft_fabric_lmc,
+	.placer_choose_lids = qft_placer_choose_lids,
+	.lid_choice_clear = qft_lid_choice_clear,
 };
 
 extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)

@@ -18,6 +18,17 @@ typedef enum {
 	QFT_FORMAT_IBNETDISCOVER, /* ibnetdiscover output, recognised on load */
 } qft_fabric_format_t;
 
+/* LidChoice= (qft.conf(5)), in the order of its words. */
+typedef enum {
+	QFT_LID_OFF,
+	QFT_LID_AUTO,
+	QFT_LID_JOB,
+	QFT_LID_DEST,
+	QFT_LID_PAIR,
+} qft_lid_conf_t;
+/* Its words, NULL-terminated: "off", "auto", "job", "dest", "pair". */
+extern const char *const qft_lid_words[];
+
 typedef struct {
 	char *path;                 /* qft.conf itself */
 	char *fabric_file;          /* FabricFile=, made absolute */
@@ -33,6 +44,8 @@ typedef struct {
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
 	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
+	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
+	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 256 */
 } qft_conf_t;
 
 /*
@@ -76,7 +89,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 4
+#define QFT_SHARED_ABI 5
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
@@ -111,6 +124,11 @@ typedef struct qft_ops {
 	size_t (*placer_running)(const qft_placer_t *placer);
 	qft_status_t (*placer_predict)(const qft_placer_t *placer, const size_t *hosts,
 				       size_t count, qft_prediction_t *out, char **err);
+	unsigned (*fabric_lmc)(const qft_fabric_t *fabric);
+	qft_status_t (*placer_choose_lids)(const qft_placer_t *placer, const size_t *hosts,
+					   size_t count, const char *mode,
+					   qft_lid_choice_t *out, char **err);
+	void (*lid_choice_clear)(qft_lid_choice_t *choice);
 } qft_ops_t;
 
 typedef struct qft_shared_fabric {

@@ -37,6 +37,7 @@
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_count.h"
+#include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
 #define PFX "select/rlft"
@@ -548,7 +549,7 @@ static int _env_index(const struct job_details *d, const char *name)
 }
 
 /* Sets NAME=value in the job's supplementary environment (replacing). */
-static void _setenv(job_record_t *job_ptr, const char *name, const char *value)
+extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value)
 {
 	struct job_details *d = job_ptr->details;
 	int i = _env_index(d, name);
@@ -562,7 +563,7 @@ static void _setenv(job_record_t *job_ptr, const char *name, const char *value)
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
 }
 
-static void _unsetenv(job_record_t *job_ptr, const char *name)
+extern void rlft_unsetenv(job_record_t *job_ptr, const char *name)
 {
 	struct job_details *d = job_ptr->details;
 	int i = _env_index(d, name);
@@ -584,30 +585,38 @@ static bool _tell_prediction(job_record_t *job_ptr, const size_t *hosts, size_t 
 	if (lib->placer_predict(placer, hosts, n, pred, &err)) {
 		error("%s: %pJ: no congestion prediction: %s", PFX, job_ptr, err);
 		qft_free(err);
-		_unsetenv(job_ptr, "QFT_HSD_AVG");
-		_unsetenv(job_ptr, "QFT_HSD_MAX");
-		_unsetenv(job_ptr, "QFT_HSD_STAGES");
+		rlft_unsetenv(job_ptr, "QFT_HSD_AVG");
+		rlft_unsetenv(job_ptr, "QFT_HSD_MAX");
+		rlft_unsetenv(job_ptr, "QFT_HSD_STAGES");
 		return false;
 	}
 	snprintf(buf, sizeof(buf), "%.3f", pred->avg_hsd);
-	_setenv(job_ptr, "QFT_HSD_AVG", buf);
+	rlft_setenv(job_ptr, "QFT_HSD_AVG", buf);
 	snprintf(buf, sizeof(buf), "%u", pred->max_hsd);
-	_setenv(job_ptr, "QFT_HSD_MAX", buf);
+	rlft_setenv(job_ptr, "QFT_HSD_MAX", buf);
 	snprintf(buf, sizeof(buf), "%zu/%zu", pred->stages_played, pred->stages_total);
-	_setenv(job_ptr, "QFT_HSD_STAGES", buf);
+	rlft_setenv(job_ptr, "QFT_HSD_STAGES", buf);
 	return true;
 }
 
-static char *_hostfile_path(uint32_t job_id)
+/* The files a job reads in HostFileDir=: job_<id>.hosts, job_<id>.lid. */
+static const char *const _job_file_suffixes[] = {"hosts", "lid", NULL};
+
+static char *_job_file_path(uint32_t job_id, const char *suffix)
 {
-	return xstrdup_printf("%s/job_%u.hosts", rconf.hostfile_dir, job_id);
+	return xstrdup_printf("%s/job_%u.%s", rconf.hostfile_dir, job_id, suffix);
 }
 
-/* HostFileDir= (qft.conf(5)): a shared directory the job reads. */
-static void _write_hostfile(job_record_t *job_ptr, const char *text)
+extern bool rlft_write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
+				const char *var)
 {
-	char *path = _hostfile_path(job_ptr->job_id);
+	char *path;
 	FILE *fp;
+	bool ok = false;
+
+	if (!rconf.hostfile_dir)
+		return false;
+	path = _job_file_path(job_ptr->job_id, suffix);
 
 	if (mkdir(rconf.hostfile_dir, 0755) && errno != EEXIST) {
 		error("%s: %pJ: cannot create %s: %m", PFX, job_ptr, rconf.hostfile_dir);
@@ -615,12 +624,15 @@ static void _write_hostfile(job_record_t *job_ptr, const char *text)
 		error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
 	} else {
 		fputs(text, fp);
-		if (fclose(fp))
+		if (fclose(fp)) {
 			error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
-		else
-			_setenv(job_ptr, "QFT_HOSTFILE", path);
+		} else {
+			rlft_setenv(job_ptr, var, path);
+			ok = true;
+		}
 	}
 	xfree(path);
+	return ok;
 }
 
 /* "a,b,c" (sep ',') or "a\nb\nc\n" (sep '\n') of the hosts' node names,
@@ -656,18 +668,6 @@ static char *_ranged(const size_t *hosts, size_t n)
 	return ranged;
 }
 
-/* LID offsets: 0 for every node until LID choice lands. */
-static char *_lid_offsets(size_t n)
-{
-	char *out = xmalloc(2 * n + 1);
-
-	for (size_t k = 0; k < n; k++) {
-		out[2 * k] = '0';
-		out[2 * k + 1] = k + 1 < n ? ',' : '\0';
-	}
-	return out;
-}
-
 /* No chosen_t: rlft passed the job on and cons_tres chose its nodes. */
 static const char *_label(const chosen_t *c)
 {
@@ -680,28 +680,24 @@ static void _tell_placement(job_record_t *job_ptr, const size_t *hosts, size_t n
 			    const char *ranged, const chosen_t *c)
 {
 	char *list = _names(hosts, n, ',');
-	char *offsets = _lid_offsets(n);
 
-	_setenv(job_ptr, "QFT_NODELIST", ranged);
-	_setenv(job_ptr, "QFT_HOSTS", list);
-	_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
-	_setenv(job_ptr, "QFT_PATTERN", _pattern());
-	_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
-	_setenv(job_ptr, "QFT_LID_CHOICE", "source");
-	_setenv(job_ptr, "QFT_PLACEMENT", _label(c));
-	_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
-	_setenv(job_ptr, "QFT_CONGESTION_FREE", c && c->congestion_free ? "yes" : "no");
+	rlft_setenv(job_ptr, "QFT_NODELIST", ranged);
+	rlft_setenv(job_ptr, "QFT_HOSTS", list);
+	rlft_setenv(job_ptr, "QFT_RANK_ORDER", "tree");
+	rlft_setenv(job_ptr, "QFT_PATTERN", _pattern());
+	rlft_setenv(job_ptr, "QFT_PLACEMENT", _label(c));
+	rlft_setenv(job_ptr, "QFT_PLACEMENT_KIND", c ? c->kind : "cons_tres");
+	rlft_setenv(job_ptr, "QFT_CONGESTION_FREE", c && c->congestion_free ? "yes" : "no");
 	if (c && c->shape && c->shape[0])
-		_setenv(job_ptr, "QFT_SHAPE", c->shape);
+		rlft_setenv(job_ptr, "QFT_SHAPE", c->shape);
 	else
-		_unsetenv(job_ptr, "QFT_SHAPE"); /* a requeued job's old one */
+		rlft_unsetenv(job_ptr, "QFT_SHAPE"); /* a requeued job's old one */
 	if (rconf.hostfile_dir) {
 		char *lines = _names(hosts, n, '\n');
-		_write_hostfile(job_ptr, lines);
+		rlft_write_job_file(job_ptr, "hosts", lines, "QFT_HOSTFILE");
 		xfree(lines);
 	}
 	xfree(list);
-	xfree(offsets);
 }
 
 /* One line per job at info level, DebugFlags or not: an admin asking why a
@@ -748,6 +744,12 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	_tell_placement(job_ptr, hosts, n, ranged, c);
 	predicted = _tell_prediction(job_ptr, hosts, n, &pred);
 	_log_begin(job_ptr, n, ranged, c, predicted ? &pred : NULL, &t0);
+	{
+		rlft_lid_ctx_t lids = {lib, placer, &rconf, lib->fabric_lmc(fabric)};
+
+		rlft_tell_lids(&lids, job_ptr, hosts, n, c && c->congestion_free,
+			       predicted ? &pred : NULL);
+	}
 	list_delete_all(chosen, _chosen_find, &id);
 	xfree(ranged);
 	xfree(hosts);
@@ -787,8 +789,10 @@ extern void rlft_job_fini(job_record_t *job_ptr)
 	verbose("%s: %pJ ended, job_fini %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	if (!rconf.hostfile_dir)
 		return;
-	path = _hostfile_path(job_ptr->job_id);
-	if (unlink(path) && errno != ENOENT)
-		debug("%s: %pJ: cannot remove %s: %m", PFX, job_ptr, path);
-	xfree(path);
+	for (int i = 0; _job_file_suffixes[i]; i++) {
+		path = _job_file_path(job_ptr->job_id, _job_file_suffixes[i]);
+		if (unlink(path) && errno != ENOENT)
+			debug("%s: %pJ: cannot remove %s: %m", PFX, job_ptr, path);
+		xfree(path);
+	}
 }

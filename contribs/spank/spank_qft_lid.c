@@ -1,0 +1,605 @@
+/*****************************************************************************\
+ *  spank_qft_lid.c - spank/qft_lid: the --qft-lid option, and the LID
+ *  offsets select/rlft chose for a job put into its tasks' environment.
+ *
+ *  In sbatch, salloc and srun (local and allocator context): --qft-lid=MODE
+ *  goes into the job's SPANK environment as QFT_LID=MODE
+ *  (spank_job_control_setenv), which slurmctld stores with the job; the
+ *  client also exports it to the job as SLURM_SPANK_QFT_LID. select/rlft
+ *  reads it when it places the job.
+ *
+ *  In slurmstepd (remote context), once per step and node, in user_init:
+ *  the mode is --qft-lid if this step got it, else the job's
+ *  (SLURM_SPANK_QFT_LID, then SPANK_QFT_LID), else auto. With the
+ *  variables select/rlft put into the job environment (QFT_LID_CHOICE,
+ *  QFT_LID_TABLE, QFT_LID_PATH_BITS, QFT_LID_OFFSETS):
+ *    off            every QFT_LID_* variable leaves the tasks' environment;
+ *    job            UCX_IB_LID_PATH_BITS=$QFT_LID_PATH_BITS unless the
+ *                   user set UCX_IB_LID_PATH_BITS;
+ *    pair, dest     the interposer (libqft-lid.so, contribs/verbs) first
+ *                   in LD_PRELOAD and UCX_IB_MLX5_DEVX=n unless set, when
+ *                   QFT_LID_TABLE is readable (docs/lid-table.md);
+ *    auto           whichever of these QFT_LID_CHOICE names (off or
+ *                   none: nothing).
+ *  A step started inside a job inherits the environment its job script
+ *  got; what this plugin set there is recorded in QFT_LID_SPANK_SET and
+ *  undone first, so that every step gets its own mode.
+ *
+ *  plugstack.conf:
+ *    optional /path/spank_qft_lid.so [interposer=/path/libqft-lid.so]
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *
+ *  This program is free software; you can redistribute it and/or modify it
+ *  under the terms of the GNU General Public License as published by the
+ *  Free Software Foundation; either version 2 of the License, or (at your
+ *  option) any later version.
+ *
+ *  This program is distributed in the hope that it will be useful, but
+ *  WITHOUT ANY WARRANTY; without even the implied warranty of
+ *  MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE.  See the GNU
+ *  General Public License for more details.
+ *
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+/* plugin_name "qft_lid", plugin_type "spank", plugin_version */
+SPANK_PLUGIN(qft_lid, 1);
+
+/* The interposer's installed path, set by the build ($(libdir)). */
+#ifndef QFT_LID_INTERPOSER
+#define QFT_LID_INTERPOSER "/usr/local/lib/libqft-lid.so"
+#endif
+
+#define PLUGIN "spank/qft_lid"
+/* What slurmstepd set in a job's environment, for the steps inside it. */
+#define SET_MARKER "QFT_LID_SPANK_SET"
+/* The longest environment value read: Linux's MAX_ARG_STRLEN. */
+#define ENV_MAX (128 * 1024)
+
+enum lid_mode { MODE_UNSET = 0, MODE_AUTO, MODE_PAIR, MODE_DEST, MODE_JOB, MODE_OFF };
+
+static const char *const mode_names[] = {
+	[MODE_UNSET] = "unset", [MODE_AUTO] = "auto", [MODE_PAIR] = "pair",
+	[MODE_DEST] = "dest", [MODE_JOB] = "job", [MODE_OFF] = "off",
+};
+#define MODES_ALLOWED "auto, pair, dest, job or off"
+#define CHOICES_ALLOWED "pair, dest, job, off or none"
+
+/*
+ * SPANK calls option callbacks without a handle and keeps no data for a
+ * plugin, so the plugin's state is this one file-static record: one per
+ * process (sbatch, salloc, srun, or the slurmstepd of one step), set in
+ * slurm_spank_init and by the option callback, freed in slurm_spank_exit.
+ */
+static struct {
+	enum lid_mode opt_mode; /* --qft-lid, MODE_UNSET if not given */
+	char *interposer;       /* plugstack.conf interposer=, or the default */
+	bool conf_ok;           /* plugstack.conf arguments valid */
+} qft = { MODE_UNSET, NULL, false };
+
+static int _opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option lid_option = {
+	"qft-lid", "MODE",
+	"LID offsets for the job's InfiniBand traffic: auto (the cluster's "
+	"default), pair, dest, job or off",
+	1, 0, _opt_cb
+};
+
+static bool _mode_parse(const char *s, enum lid_mode *out);
+static int _parse_args(int ac, char **av);
+static enum lid_mode _step_mode(spank_t sp, const char **from);
+static char *_getenv(spank_t sp, const char *name);
+static int _apply(spank_t sp);
+static void _undo_inherited(spank_t sp);
+static int _apply_off(spank_t sp);
+static int _apply_job(spank_t sp, enum lid_mode mode, const char *choice);
+static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice);
+static int _table_choice(const char *path, char *choice, size_t len);
+static void _record_set(spank_t sp, const char *name, const char *value);
+static bool _readable(const char *path, int *err);
+
+/*
+ * slurm_spank_init: every context. Reads the plugstack.conf arguments and
+ * registers --qft-lid. Not the static spank_options table: SPANK skips that
+ * table in allocator context (sbatch, salloc), spank_option_register is
+ * honoured everywhere.
+ * RET 0, or -1 when plugstack.conf gave a bad argument (a "required" line
+ * then stops the command; an "optional" one carries on without the plugin's
+ * remote side).
+ */
+extern int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+	int rc = _parse_args(ac, av);
+
+	if ((ctx != S_CTX_LOCAL) && (ctx != S_CTX_ALLOCATOR) && (ctx != S_CTX_REMOTE))
+		return rc;
+	if (spank_option_register(sp, &lid_option) != ESPANK_SUCCESS) {
+		slurm_error(PLUGIN ": cannot register --%s", lid_option.name);
+		return -1;
+	}
+	return rc;
+}
+
+/*
+ * slurm_spank_init_post_opt: in sbatch, salloc and srun, after the options.
+ * A given --qft-lid goes into the job's SPANK environment as QFT_LID=MODE:
+ * slurmctld keeps it with the job, prologs see it as SPANK_QFT_LID.
+ */
+extern int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+	spank_err_t err;
+
+	(void) ac;
+	(void) av;
+	if (((ctx != S_CTX_LOCAL) && (ctx != S_CTX_ALLOCATOR)) || (qft.opt_mode == MODE_UNSET))
+		return 0;
+	err = spank_job_control_setenv(sp, "QFT_LID", mode_names[qft.opt_mode], 1);
+	if (err != ESPANK_SUCCESS) {
+		slurm_error(PLUGIN ": cannot pass --qft-lid=%s to slurmctld: %s",
+			    mode_names[qft.opt_mode], spank_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * slurm_spank_user_init: in slurmstepd, once per step on each node, as the
+ * job's user (effective uid) in the job's working directory, before the
+ * tasks are forked. Every task's environment starts as a copy of the one
+ * spank_setenv changes here (slurmstepd's exec_task), so one decision and
+ * at most one message per step and node reach every task.
+ * RET 0 always: a LID choice that cannot be applied leaves the job as it
+ * would run without the plugin, and says why.
+ */
+extern int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	(void) ac;
+	(void) av;
+	if (!spank_remote(sp) || !qft.conf_ok)
+		return 0;
+	(void) _apply(sp);
+	return 0;
+}
+
+/* slurm_spank_exit: every context but slurmd's; frees the plugin's state. */
+extern int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	(void) sp;
+	(void) ac;
+	(void) av;
+	free(qft.interposer);
+	qft.interposer = NULL;
+	qft.opt_mode = MODE_UNSET;
+	qft.conf_ok = false;
+	return 0;
+}
+
+/* slurm_spank_slurmd_exit: slurmd's slurm_spank_exit. */
+extern int slurm_spank_slurmd_exit(spank_t sp, int ac, char **av)
+{
+	return slurm_spank_exit(sp, ac, av);
+}
+
+/*
+ * _opt_cb: --qft-lid=MODE; remote is 1 when slurmstepd replays the option
+ * it got with the step. A bad value fails sbatch, salloc and srun.
+ */
+static int _opt_cb(int val, const char *optarg, int remote)
+{
+	enum lid_mode mode;
+
+	(void) val;
+	(void) remote;
+	if (!optarg || !_mode_parse(optarg, &mode)) {
+		slurm_error(PLUGIN ": --qft-lid=%s: expected " MODES_ALLOWED,
+			    optarg ? optarg : "");
+		return -1;
+	}
+	qft.opt_mode = mode;
+	return 0;
+}
+
+/* _mode_parse: one of the mode names (not "unset"), exactly. */
+static bool _mode_parse(const char *s, enum lid_mode *out)
+{
+	for (int m = MODE_AUTO; m <= MODE_OFF; m++) {
+		if (!strcmp(s, mode_names[m])) {
+			*out = (enum lid_mode) m;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * _parse_args: the arguments of the plugstack.conf line. Only
+ * interposer=PATH, an absolute path; each bad argument logged by name.
+ * RET 0 or -1
+ */
+static int _parse_args(int ac, char **av)
+{
+	const char *interposer = QFT_LID_INTERPOSER;
+	int rc = 0;
+
+	for (int i = 0; i < ac; i++) {
+		if (!strncmp(av[i], "interposer=", 11)) {
+			interposer = av[i] + 11;
+			if (interposer[0] != '/') {
+				slurm_error(PLUGIN ": plugstack.conf: %s: expected an absolute path", av[i]);
+				rc = -1;
+			}
+		} else {
+			slurm_error(PLUGIN ": plugstack.conf: unknown argument \"%s\" (the only one is interposer=PATH)",
+				    av[i]);
+			rc = -1;
+		}
+	}
+	free(qft.interposer);
+	qft.interposer = strdup(interposer);
+	if (!qft.interposer) {
+		slurm_error(PLUGIN ": out of memory");
+		rc = -1;
+	}
+	qft.conf_ok = (rc == 0);
+	return rc;
+}
+
+/*
+ * _step_mode: this step's mode: --qft-lid given to the step (srun, or
+ * sbatch/salloc for the batch step), else the job's, which sbatch and salloc
+ * export as SLURM_SPANK_QFT_LID (prologs see SPANK_QFT_LID), else auto.
+ * OUT from: where the mode came from, for messages.
+ */
+static enum lid_mode _step_mode(spank_t sp, const char **from)
+{
+	static const char *const names[] = { "SLURM_SPANK_QFT_LID", "SPANK_QFT_LID" };
+	enum lid_mode mode = MODE_AUTO;
+
+	*from = "default";
+	if (qft.opt_mode != MODE_UNSET) {
+		*from = "--qft-lid";
+		return qft.opt_mode;
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *v = _getenv(sp, names[i]);
+
+		if (!v)
+			continue;
+		if (_mode_parse(v, &mode)) {
+			*from = names[i];
+		} else {
+			slurm_error(PLUGIN ": %s=%s: expected " MODES_ALLOWED "; using auto", names[i], v);
+			mode = MODE_AUTO;
+		}
+		free(v);
+		return mode;
+	}
+	return mode;
+}
+
+/*
+ * _getenv: a copy of NAME from the job's environment (free it), or NULL
+ * if unset (or longer than ENV_MAX).
+ */
+static char *_getenv(spank_t sp, const char *name)
+{
+	for (int len = 256; len <= ENV_MAX; len *= 2) {
+		char *buf = malloc(len);
+		spank_err_t err;
+
+		if (!buf)
+			return NULL;
+		err = spank_getenv(sp, name, buf, len);
+		if (err == ESPANK_SUCCESS)
+			return buf;
+		free(buf);
+		if (err != ESPANK_NOSPACE)
+			return NULL;
+	}
+	slurm_error(PLUGIN ": %s is longer than %d bytes: ignored", name, ENV_MAX);
+	return NULL;
+}
+
+/* _apply: the step's mode against what select/rlft chose. RET 0 or -1 */
+static int _apply(spank_t sp)
+{
+	const char *from;
+	enum lid_mode mode = _step_mode(sp, &from);
+	char *choice;
+	int rc;
+
+	_undo_inherited(sp);
+	if (mode == MODE_OFF)
+		return _apply_off(sp);
+	choice = _getenv(sp, "QFT_LID_CHOICE");
+	if (!choice && !strcmp(from, "default")) {
+		slurm_verbose(PLUGIN ": no QFT_LID_CHOICE in the job environment: no LID offsets for this job");
+		return 0;
+	} else if (!choice) {
+		slurm_info(PLUGIN ": mode %s (%s) but no QFT_LID_CHOICE in the job environment: select/rlft chose no LID offsets for this job, nothing applied",
+			   mode_names[mode], from);
+		return 0;
+	}
+	if (!strcmp(choice, "off") || !strcmp(choice, "none")) {
+		if (!strcmp(from, "default"))
+			slurm_verbose(PLUGIN ": QFT_LID_CHOICE=%s: no LID offsets for this job", choice);
+		else
+			slurm_info(PLUGIN ": mode %s (%s) but select/rlft chose no LID offsets (QFT_LID_CHOICE=%s), nothing applied",
+				   mode_names[mode], from, choice);
+		rc = 0;
+	} else if (!strcmp(choice, "job") || (mode == MODE_JOB)) {
+		rc = _apply_job(sp, mode, choice);
+	} else if (!strcmp(choice, "pair") || !strcmp(choice, "dest")) {
+		rc = _apply_table(sp, mode, choice);
+	} else {
+		slurm_error(PLUGIN ": QFT_LID_CHOICE=%s: expected " CHOICES_ALLOWED ", nothing applied", choice);
+		rc = -1;
+	}
+	free(choice);
+	return rc;
+}
+
+/*
+ * _undo_inherited: a step inside a job inherits the environment of the job
+ * script, which this plugin may have changed for the batch step: drop the
+ * interposer from LD_PRELOAD and unset every variable SET_MARKER records
+ * that still has the value set then.
+ */
+static void _undo_inherited(spank_t sp)
+{
+	char *preload = _getenv(sp, "LD_PRELOAD");
+	char *set = _getenv(sp, SET_MARKER);
+
+	if (preload && strstr(preload, qft.interposer)) {
+		char *kept = calloc(1, strlen(preload) + 1), *save = NULL;
+
+		for (char *tok = strtok_r(preload, ": ", &save); kept && tok;
+		     tok = strtok_r(NULL, ": ", &save)) {
+			if (!strcmp(tok, qft.interposer))
+				continue;
+			if (kept[0])
+				strcat(kept, ":");
+			strcat(kept, tok);
+		}
+		if (kept && kept[0])
+			spank_setenv(sp, "LD_PRELOAD", kept, 1);
+		else if (kept)
+			spank_unsetenv(sp, "LD_PRELOAD");
+		free(kept);
+	}
+	if (set) {
+		char *save = NULL;
+
+		for (char *tok = strtok_r(set, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			char *eq = strchr(tok, '='), *now;
+
+			if (!eq)
+				continue;
+			*eq = '\0';
+			now = _getenv(sp, tok);
+			if (now && !strcmp(now, eq + 1))
+				spank_unsetenv(sp, tok);
+			free(now);
+		}
+		spank_unsetenv(sp, SET_MARKER);
+	}
+	free(preload);
+	free(set);
+}
+
+/*
+ * _apply_off: no LID choice: every QFT_LID_* variable leaves the tasks
+ * (QFT_LID_TABLE, _CHOICE, _OFFSETS, _PATH_BITS, and whatever else
+ * select/rlft adds), found in the job's environment (S_JOB_ENV).
+ */
+static int _apply_off(spank_t sp)
+{
+	for (;;) {
+		char **env = NULL, *name = NULL;
+
+		if ((spank_get_item(sp, S_JOB_ENV, &env) != ESPANK_SUCCESS) || !env)
+			break;
+		for (char **e = env; *e && !name; e++) {
+			char *eq = strchr(*e, '=');
+
+			if (eq && !strncmp(*e, "QFT_LID_", 8))
+				name = strndup(*e, eq - *e);
+		}
+		if (!name)
+			break;
+		if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) {
+			slurm_error(PLUGIN ": --qft-lid=off: cannot unset %s", name);
+			free(name);
+			return -1;
+		}
+		free(name);
+	}
+	slurm_verbose(PLUGIN ": --qft-lid=off: QFT_LID_* removed, no interposer");
+	return 0;
+}
+
+/*
+ * _apply_job: one offset for the whole job: UCX_IB_LID_PATH_BITS from
+ * QFT_LID_PATH_BITS, unless the user set UCX_IB_LID_PATH_BITS.
+ */
+static int _apply_job(spank_t sp, enum lid_mode mode, const char *choice)
+{
+	char *bits = _getenv(sp, "QFT_LID_PATH_BITS"), *user;
+	int rc = 0;
+
+	if (!bits || !bits[0] || (strspn(bits, "0123456789") != strlen(bits))) {
+		slurm_error(PLUGIN ": QFT_LID_CHOICE=%s but QFT_LID_PATH_BITS is %s%s%s: UCX_IB_LID_PATH_BITS not set",
+			    choice, bits ? "\"" : "unset", bits ? bits : "", bits ? "\", expected a number" : "");
+		free(bits);
+		return -1;
+	}
+	if ((mode == MODE_PAIR) || (mode == MODE_DEST))
+		slurm_info(PLUGIN ": --qft-lid=%s, but select/rlft gave the job one offset for all (QFT_LID_CHOICE=%s): UCX_IB_LID_PATH_BITS=%s",
+			   mode_names[mode], choice, bits);
+	user = _getenv(sp, "UCX_IB_LID_PATH_BITS");
+	if (user) {
+		slurm_info(PLUGIN ": UCX_IB_LID_PATH_BITS=%s is the user's: kept, QFT_LID_PATH_BITS=%s not applied",
+			   user, bits);
+	} else if (spank_setenv(sp, "UCX_IB_LID_PATH_BITS", bits, 1) == ESPANK_SUCCESS) {
+		_record_set(sp, "UCX_IB_LID_PATH_BITS", bits);
+	} else {
+		slurm_error(PLUGIN ": cannot set UCX_IB_LID_PATH_BITS=%s", bits);
+		rc = -1;
+	}
+	free(user);
+	free(bits);
+	return rc;
+}
+
+/*
+ * _apply_table: per-destination or per-pair offsets: the interposer reads
+ * QFT_LID_TABLE. It goes first in LD_PRELOAD, and UCX_IB_MLX5_DEVX=n keeps
+ * UCX's queue pairs on the verbs calls it interposes (unless the user set
+ * UCX_IB_MLX5_DEVX). Checked as the user: the table and the interposer
+ * are readable, the table is format 1 and says its choice.
+ */
+static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice)
+{
+	char *table = _getenv(sp, "QFT_LID_TABLE"), *preload = NULL, *devx = NULL, *old;
+	char got[16];
+	int err, rc = -1;
+
+	if (!table || !table[0]) {
+		slurm_error(PLUGIN ": QFT_LID_CHOICE=%s but no QFT_LID_TABLE in the job environment: no interposer",
+			    choice);
+		goto out;
+	}
+	if (_table_choice(table, got, sizeof(got)) < 0)
+		goto out;
+	if (!_readable(qft.interposer, &err)) {
+		slurm_error(PLUGIN ": interposer %s: %s: no interposer, LID table %s not applied",
+			    qft.interposer, strerror(err), table);
+		goto out;
+	}
+	if ((mode == MODE_PAIR || mode == MODE_DEST) && strcmp(got, mode_names[mode]))
+		slurm_info(PLUGIN ": --qft-lid=%s, but the LID table %s holds \"%s\" offsets (slurmctld could not give %s): using the table",
+			   mode_names[mode], table, got, mode_names[mode]);
+	old = _getenv(sp, "LD_PRELOAD");
+	if (old && old[0]) {
+		preload = malloc(strlen(qft.interposer) + strlen(old) + 2);
+		if (preload)
+			sprintf(preload, "%s:%s", qft.interposer, old);
+	} else {
+		preload = strdup(qft.interposer);
+	}
+	free(old);
+	if (!preload || (spank_setenv(sp, "LD_PRELOAD", preload, 1) != ESPANK_SUCCESS)) {
+		slurm_error(PLUGIN ": cannot set LD_PRELOAD: no interposer");
+		goto out;
+	}
+	devx = _getenv(sp, "UCX_IB_MLX5_DEVX");
+	if (!devx && (spank_setenv(sp, "UCX_IB_MLX5_DEVX", "n", 1) == ESPANK_SUCCESS))
+		_record_set(sp, "UCX_IB_MLX5_DEVX", "n");
+	slurm_verbose(PLUGIN ": LID table %s (%s offsets) through %s", table, got, qft.interposer);
+	rc = 0;
+out:
+	free(devx);
+	free(preload);
+	free(table);
+	return rc;
+}
+
+/*
+ * _table_choice: opens PATH as the user (effective uid) and reads its
+ * head: "qft-lid 1" first, then "choice C" before "hosts"
+ * (docs/lid-table.md). The interposer checks the rest.
+ * OUT choice: C. RET 0, or -1 after one message saying why.
+ */
+static int _table_choice(const char *path, char *choice, size_t len)
+{
+	char line[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), lineno = 0;
+	bool header = false, whole = true;
+	FILE *fp;
+
+	if ((fd < 0) || !(fp = fdopen(fd, "r"))) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		slurm_error(PLUGIN ": LID table %s: %s: no interposer", path, strerror(err));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char word[16], arg[16], extra[2];
+		bool continued = !whole;
+		int n;
+
+		whole = (strchr(line, '\n') != NULL);
+		if (continued)
+			continue; /* the rest of a long line */
+		lineno++;
+		n = sscanf(line, "%15s %15s %1s", word, arg, extra);
+		if ((n <= 0) || (word[0] == '#'))
+			continue;
+		if (!header) {
+			if ((n != 2) || strcmp(word, "qft-lid") || strcmp(arg, "1"))
+				break;
+			header = true;
+		} else if (!strcmp(word, "choice") && (n == 2) && (strlen(arg) < len)) {
+			strcpy(choice, arg);
+			fclose(fp);
+			return 0;
+		} else if (!strcmp(word, "hosts") || !strcmp(word, "choice")) {
+			break;
+		}
+	}
+	fclose(fp);
+	if (!header)
+		slurm_error(PLUGIN ": LID table %s:%d: expected \"qft-lid 1\" first: no interposer", path, lineno);
+	else
+		slurm_error(PLUGIN ": LID table %s:%d: expected \"choice pair|dest|job\" before the hosts: no interposer",
+			    path, lineno);
+	return -1;
+}
+
+/* _record_set: NAME=VALUE goes into SET_MARKER (see _undo_inherited). */
+static void _record_set(spank_t sp, const char *name, const char *value)
+{
+	char *old = _getenv(sp, SET_MARKER), *now;
+	size_t n = strlen(name) + strlen(value) + (old ? strlen(old) : 0) + 3;
+
+	now = malloc(n);
+	if (now) {
+		snprintf(now, n, "%s%s%s=%s", old ? old : "", old ? " " : "", name, value);
+		spank_setenv(sp, SET_MARKER, now, 1);
+	}
+	free(now);
+	free(old);
+}
+
+/*
+ * _readable: PATH opens for reading with the effective uid (slurmstepd runs
+ * user_init as the user with the real uid root, so access(2) would not do).
+ * OUT err: errno when not.
+ */
+static bool _readable(const char *path, int *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		*err = errno;
+		return false;
+	}
+	close(fd);
+	return true;
+}

@@ -1,0 +1,46 @@
+/*****************************************************************************\
+ *  rlft_lid.h - select/rlft's LID choice: for a job that starts, which of
+ *  its hosts' 2^LMC LIDs its senders use (lib/lid), and what the job is
+ *  told (qft.conf(5), LidChoice= and JOB ENVIRONMENT; docs/lid-table.md).
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+#ifndef QFT_SELECT_RLFT_LID_H
+#define QFT_SELECT_RLFT_LID_H
+
+#include <stdbool.h>
+
+#include "src/slurmctld/slurmctld.h"
+
+#include "qft/qft.h"
+#include "src/plugins/common/qft_conf.h"
+
+typedef struct {
+	const qft_ops_t *lib;
+	const qft_placer_t *placer;
+	const qft_conf_t *conf;
+	unsigned lmc;           /* the fabric's */
+} rlft_lid_ctx_t;
+
+/*
+ * rlft_tell_lids - choose and export the job's LID choice (job_begin)
+ * IN hosts, n - the job's host ordinals, rank order
+ * IN congestion_free - its placement is congestion-free by shape: "auto"
+ *	leaves it on one LID
+ * IN one_lid - its predicted HSD on one LID, NULL if none
+ */
+extern void rlft_tell_lids(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
+			   const size_t *hosts, size_t n, bool congestion_free,
+			   const qft_prediction_t *one_lid);
+
+/* select/rlft's job environment (rlft_place.c). */
+extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value);
+extern void rlft_unsetenv(job_record_t *job_ptr, const char *name);
+/* With HostFileDir=, writes `text` to job_<id>.<suffix> there and sets
+ * the job's `var` to its path (job_fini removes it); false without it or
+ * on an error (logged). */
+extern bool rlft_write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
+				const char *var);
+
+#endif

@@ -1,0 +1,49 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# qft lid and qft score --lid/--lmc: seed 001's 18-host example (6 leaves
+# of 3, 3 roots) and a 16-host scattered job on PGFT(2;18,18;1,18;1,1),
+# the table text, the LID space check and the errors.
+. "$(dirname "$0")/lib.sh"
+
+"$QFT" gen pgft "2;3,6;1,3;1,1" --lmc 2 -o "$TMP/s.json" 2>/dev/null
+"$QFT" gen pgft "2;18,18;1,18;1,1" --lmc 2 -o "$TMP/f.json" 2>/dev/null
+"$QFT" gen pgft "2;18,18;1,18;1,1" -o "$TMP/f0.json" 2>/dev/null
+score() { "$QFT" score --json "$@" | json_get '["avg_hsd"]'; }
+# Seed 001 section 3.1: N3, N5, N6, N9 (n0004 ...) congest on one LID.
+seed=n0004,n0006,n0007,n0010
+expect_eq "seed 001 example, one LID" "$(score --fabric "$TMP/s.json" --hosts $seed | cut -c1-4)" 1.33
+for m in dest pair; do
+	expect_eq "seed 001 example, --lid $m" "$(score --fabric "$TMP/s.json" --hosts $seed --lid $m)" 1.0
+done
+job="n[0019-0023,0037-0041,0055-0060]"
+expect_eq "16 scattered, one LID" "$(score --fabric "$TMP/f.json" --hosts "$job" | cut -c1-5)" 1.333
+expect_eq "16 scattered, --lid pair" "$(score --fabric "$TMP/f.json" --hosts "$job" --lid pair)" 1.0
+expect_eq "16 scattered, --lid job (a renaming of the roots)" \
+	"$(score --fabric "$TMP/f.json" --hosts "$job" --lid job | cut -c1-5)" 1.333
+expect_eq "--lid stripe" "$("$QFT" score --fabric "$TMP/f.json" --hosts "$job" --lid stripe | sed -n 's/^hsd_avg //p')" 1.0833
+# The table: header, hosts in tree order with base LIDs ((j + 1) << LMC as
+# qft gen assigns them: n0019 is j = 18, 76), 16 rows of offsets.
+"$QFT" lid --fabric "$TMP/f.json" --hosts "$job" --choice pair -o "$TMP/t.lid" 2>"$TMP/lid.err"
+expect_eq "table head" "$(sed -n 1,5p "$TMP/t.lid" | paste -sd' ')" "qft-lid 1 lmc 2 choice pair hosts 16 host n0019 0x004c 0"
+expect_eq "table rows" "$(sed -n '/^pairs$/,/^end$/p' "$TMP/t.lid" | grep -c '^[0-3]\{16\}$')" 16
+expect_eq "table ends" "$(tail -1 "$TMP/t.lid")" end
+expect_eq "the prediction on stderr" "$(cat "$TMP/lid.err")" \
+	"qft lid: pair, LMC 2, 16 hosts: shift HSD 1.000 avg, 1.000 worst, 0 of 15 stages congested"
+expect_eq "--compare lists one LID and four choices" \
+	"$("$QFT" lid --fabric "$TMP/f.json" --hosts "$job" --compare | awk 'NR > 2 {print $1}' | paste -sd,)" \
+	"one-lid,job,dest,pair,stripe"
+# --lmc: LIDs of an LMC-0 fabric are not aligned; LMC 2 ones take --lmc 1.
+expect_fail 1 "n0001: base LID 1 is not a multiple of 2^LMC = 4" -- \
+	"$QFT" score --fabric "$TMP/f0.json" --hosts "$job" --lmc 2
+# Two offsets help less than four, but help.
+expect_eq "--lmc 1 on LMC-2 LIDs: pair between 1.0 and one LID" "$(score --fabric "$TMP/f.json" --hosts "$job" --lmc 1 --lid pair |
+	python3 -c 'import sys; print(1.0 < float(sys.stdin.read()) < 1.333)')" True
+expect_fail 1 "the largest LMC that fits is 4" -- \
+	"$QFT" gen pgft "3;18,18,6;1,18,6;1,1,3" --lmc 5 -o "$TMP/big.json"
+expect_fail 1 "expected job, dest, pair or stripe" -- \
+	"$QFT" lid --fabric "$TMP/f.json" --hosts "$job" --choice best
+expect_fail 2 "not with --lid-offset" -- \
+	"$QFT" score --fabric "$TMP/f.json" --hosts "$job" --lid pair --lid-offset 1
+expect_fail 2 "--lid stripe scores one job" -- \
+	"$QFT" score --fabric "$TMP/f.json" --hosts "$job" --lid stripe --json
+finish
