@@ -135,8 +135,10 @@ extern int slurm_spank_init(spank_t sp, int ac, char **av)
 
 /*
  * slurm_spank_init_post_opt: in sbatch, salloc and srun, after the options.
- * A given --qft-lid goes into the job's SPANK environment as QFT_LID=MODE:
- * slurmctld keeps it with the job, prologs see it as SPANK_QFT_LID.
+ * A given --qft-lid goes into the job's SPANK environment as QFT_LID=MODE,
+ * which slurmctld keeps with the job as it is (job_ptr->spank_job_env holds
+ * "QFT_LID=MODE": Slurm adds the SPANK_ prefix only in the environments of
+ * Prolog/Epilog and PrologSlurmctld/EpilogSlurmctld, valid_spank_job_env()).
  */
 extern int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {

@@ -12,6 +12,12 @@
 #      offset (QFT_LID_PATH_BITS), no table; LidChoice=off: none.
 #   3. A bad LidChoice= at reconfigure is named and the settings kept; a
 #      job's table goes when the job ends.
+#   4. End to end with Debian's real slurmd (--real-nodes, 4 nodes): seed
+#      001's example (N3, N5, N6, N9 of 18 hosts, 3 roots, LMC 2) with the
+#      SPANK plugin in plugstack.conf: sbatch --qft-lid=dest reaches
+#      select/rlft, which chooses dest (auto would give pair) and predicts
+#      HSD 1.0; the batch step and an srun step get the interposer
+#      (libqft-lid.so of this build) and its table; --qft-lid=off: none.
 TEST_NAME=test-lid
 . "$(dirname "$0")/lib.sh"
 
@@ -114,4 +120,63 @@ check "LidChoice=best is named with the words it takes" \
 g=$(run_one 16 -w "$scattered")
 expect_eq "after the bad reconfigure the last settings hold (off)" "$(envof "$g" QFT_LID_CHOICE)" none
 "$BIN/scancel" "$g"
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
+
+# --- 4. real slurmd, the SPANK plugin, the interposer ----------------------
+BUILD=$QFT_PLUGIN_BUILD/../..
+SPANK=$(cd "$BUILD/contribs/spank" 2>/dev/null && pwd)/spank_qft_lid.so
+LIB=$(cd "$BUILD/contribs/verbs/.libs" 2>/dev/null && pwd)/libqft-lid.so
+if [ ! -f "$SPANK" ] || [ ! -f "$LIB" ]; then
+	bad "no $SPANK or $LIB in this build"
+	finish
+fi
+R=$T/real
+mkdir -p "$R/conf" "$R/out"
+"$QFT" gen pgft "2;3,6;1,3;1,1" --lmc 2 -o "$R/conf/fabric.json" 2>/dev/null
+printf 'n0004\nn0006\nn0007\nn0010\n' >"$R/nodes"
+printf 'FabricFile=fabric.json\nHostFileDir=%s\n' "$R/hostfiles" >"$R/conf/qft.conf"
+echo "optional $SPANK interposer=$LIB" >"$R/conf/plugstack.conf"
+cat >"$R/job.sh" <<'JOB'
+#!/bin/sh
+env | sort >"$QFT_OUT/$SLURM_JOB_ID.batch.env"
+[ -n "$QFT_LID_TABLE" ] && cp "$QFT_LID_TABLE" "$QFT_OUT/$SLURM_JOB_ID.lid"
+srun -N1 -n1 sh -c 'env | sort >"$QFT_OUT/$SLURM_JOB_ID.step.env"'
+JOB
+chmod +x "$R/job.sh"
+W=$R/c
+if ! start_cluster "$W" --real-nodes --node-file "$R/nodes" -p "$T/plugins" -t topology/qft \
+	-s select/rlft -c "$R/conf/qft.conf" -c "$R/conf/fabric.json" -c "$R/conf/plugstack.conf" \
+	-e "SlurmctldDebug=debug"; then
+	cat "$W.start.out"
+	bad "real-node cluster with select/rlft and the SPANK plugin did not start"
+	finish
+fi
+ok "4 real slurmd, select/rlft, spank/qft_lid, fabric LMC 2"
+BIN=$W/bin
+LOG=$W/log/slurmctld.log
+real_job() { # real_job [SBATCH-ARGS...]: runs job.sh on the 4 nodes, prints its id
+	local id
+	id=$(cd "$W" && QFT_OUT=$R/out "$BIN/sbatch" --parsable -N 4 -o /dev/null "$@" "$R/job.sh")
+	wait_job "$BIN" "$id" >/dev/null
+	echo "$id"
+}
+renv() { sed -n "s/^$3=//p" "$R/out/$1.$2.env" 2>/dev/null; }
+h=$(real_job --qft-lid=dest)
+expect_eq "--qft-lid=dest reached select/rlft: QFT_LID_CHOICE" "$(renv "$h" batch QFT_LID_CHOICE)" dest
+expect_eq "seed 001's example with dest: QFT_LID_HSD_AVG" "$(renv "$h" batch QFT_LID_HSD_AVG)" 1.000
+expect_eq "... on one LID: QFT_HSD_AVG" "$(renv "$h" batch QFT_HSD_AVG)" 1.333
+check "the log names --qft-lid as the source" grep -q "JobId=$h LID choice dest (--qft-lid dest, LMC 2)" "$LOG"
+for step in batch step; do
+	check "$step step: the interposer is preloaded" sh -c "grep -q '^LD_PRELOAD=$LIB' '$R/out/$h.$step.env'"
+	expect_eq "$step step: UCX_IB_MLX5_DEVX" "$(renv "$h" $step UCX_IB_MLX5_DEVX)" n
+	expect_eq "$step step: QFT_LID_TABLE" "$(renv "$h" $step QFT_LID_TABLE)" "$R/hostfiles/job_$h.lid"
+done
+expect_eq "the job's table (copied by the job)" "$(sed -n '3,4p' "$R/out/$h.lid" 2>/dev/null | paste -sd' ')" "choice dest hosts 4"
+check "the table is gone with the job" test ! -e "$R/hostfiles/job_$h.lid"
+i=$(real_job)
+expect_eq "no option (auto): QFT_LID_CHOICE" "$(renv "$i" batch QFT_LID_CHOICE)" pair
+j=$(real_job --qft-lid=off)
+check "--qft-lid=off: slurmctld chose none" grep -q "JobId=$j: no LID choice (--qft-lid off: off)" "$LOG"
+check "--qft-lid=off: no interposer, no QFT_LID_ variable" \
+	sh -c "! grep -Eq '^(LD_PRELOAD=.*libqft-lid|QFT_LID_)' '$R/out/$j.batch.env'"
 finish

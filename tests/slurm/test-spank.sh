@@ -118,9 +118,22 @@ ctld_lacks() { check "$1" sh -c "! tail -n +$((CTLD_FROM + 1)) '$CTLD' | grep -q
 # stepd_said WHAT NEEDLE COUNT: the slurmd logs hold NEEDLE COUNT times
 stepd_said() { expect_eq "$1" "$(cat "$W"/log/slurmd.*.log | grep -cF -- "$2")" "$3"; }
 
+# a slurmstepd that dies (the plugin runs in it) logs nothing: each step
+# slurmd launched must have logged its "done with job"
+# shellcheck disable=SC2317 # called through check
+stepds_ended() {
+	local logs=("$W"/log/slurmd.*.log) started ended
+	started=$({
+		grep -ho 'launch task StepId=[0-9.]*' "${logs[@]}" | sed 's/.*=//'
+		grep -ho 'Launching batch job [0-9]*' "${logs[@]}" | sed 's/.* \([0-9]*\)$/\1.batch/'
+	} | sort -u)
+	ended=$(grep -ho '\[[0-9a-z.]*\] done with job' "${logs[@]}" | sed 's/^\[\(.*\)\].*/\1/' | sort -u)
+	[ -n "$started" ] && [ -z "$(comm -23 <(echo "$started") <(echo "$ended"))" ]
+}
+
 # --- pair: the interposer first in LD_PRELOAD, the user's preload kept ----
 batch pair --qft-lid=pair \
-	--export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,LD_PRELOAD=$OTHER"
+	--export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,QFT_LID_HSD_AVG=1.5,LD_PRELOAD=$OTHER"
 ctld_got "pair: slurmctld got QFT_LID=pair in the job's spank_job_env" \
 	"spank_job_env=_SLURM_SPANK_OPTION_qft_lid_qft_lid=pair,QFT_LID=pair"
 expect_eq "pair: slurmd's Prolog sees SPANK_QFT_LID=pair on both nodes" \
@@ -166,7 +179,8 @@ stepd_said "job-user: said once per step and node that it is the user's" \
 	"[$JOB.0] spank/qft_lid: UCX_IB_LID_PATH_BITS=1 is the user's: kept, QFT_LID_PATH_BITS=3 not applied" 2
 
 # --- off: nothing of QFT_LID_*, no interposer, in every step ---------------
-batch off --qft-lid=off --export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,QFT_LID_OFFSETS=1,QFT_LID_PATH_BITS=1"
+batch off --qft-lid=off \
+	--export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,QFT_LID_OFFSETS=1,QFT_LID_PATH_BITS=1,QFT_LID_HSD_MAX=2"
 ctld_got "off: slurmctld got QFT_LID=off" "spank_job_env=_SLURM_SPANK_OPTION_qft_lid_qft_lid=off,QFT_LID=off"
 for k in batch step off; do
 	none off $k '^QFT_LID_'
@@ -183,6 +197,11 @@ batch no-choice --qft-lid=dest
 none no-choice step '^LD_PRELOAD='
 stepd_said "no-choice: said once per step and node" \
 	"[$JOB.0] spank/qft_lid: mode dest (--qft-lid) but no QFT_LID_CHOICE in the job environment" 2
+batch choice-none --qft-lid=pair --export="ALL,QFT_LID_CHOICE=none,QFT_LID_OFFSETS=0"
+none choice-none step '^LD_PRELOAD='
+stepd_said "choice-none: said once per step and node" \
+	"[$JOB.0] spank/qft_lid: mode pair (--qft-lid) but select/rlft chose no LID offsets (QFT_LID_CHOICE=none), nothing applied" 2
+check "choice-none: nothing on the job's stderr" test ! -s "$T/out/choice-none.out"
 
 # --- srun and salloc (local and allocator context) -------------------------
 # shellcheck disable=SC2016 # the tasks expand them
@@ -226,6 +245,8 @@ check "a required line with a bad argument stops sbatch" \
 	sh -c "! (cd '$W' && '$BIN/sbatch' --test-only --wrap true) 2>/dev/null"
 cp "$T/plugstack.good" "$W/etc/plugstack.conf"
 
-check "no daemon crashed" sh -c "! grep -qi 'segfault\|Segmentation\|core dumped' '$W'/log/*"
+check "every slurmstepd ran to its end" stepds_ended
+expect_eq "both nodes idle at the end" "$("$BIN/sinfo" -h -N -o %t | sort | uniq -c | awk '{print $1, $2}' | paste -sd,)" "2 idle"
+check "every daemon still runs" sh -c "'$HARNESS' status -w '$W' >/dev/null 2>&1"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 finish
