@@ -63,42 +63,6 @@ struct Figures {
 	size_t lost = 0;
 };
 
-// Destinations that share a down-link with another destination, over every
-// (source, destination) path.
-size_t shared_down(const Fabric &f, const Router &r)
-{
-	const size_t n = f.hosts().size();
-	std::vector<uint32_t> owner(f.port_count(), UINT32_MAX);
-	std::vector<bool> shared(f.port_count(), false);
-	std::vector<std::vector<PortIdx>> down(n);
-	PortIdx path[kMaxPathLinks];
-	for (HostOrd d = 0; d < n; d++)
-		for (HostOrd s = 0; s < n; s++) {
-			const unsigned len = r.path(s, d, 0, path);
-			for (unsigned k = 0; k < len; k++) {
-				const PortIdx l = path[k];
-				const Node &from = f.node(f.port(l).node);
-				const Node &to = f.node(f.port(f.port(l).peer).node);
-				if (from.level <= to.level && to.type != NodeType::host)
-					continue;
-				if (owner[l] == UINT32_MAX) {
-					owner[l] = d;
-					down[d].push_back(l);
-				} else if (owner[l] != d) {
-					shared[l] = true;
-				}
-			}
-		}
-	size_t lost = 0;
-	for (HostOrd d = 0; d < n; d++) {
-		bool any = false;
-		for (PortIdx l : down[d])
-			any |= shared[l];
-		lost += any;
-	}
-	return lost;
-}
-
 Figures measure(const Model &m)
 {
 	Figures out;
@@ -131,7 +95,7 @@ Figures measure(const Model &m)
 		return out;
 	}
 	out.flows_congested = flows ? 100.0 * double(congested) / double(flows) : 0;
-	out.lost = shared_down(f, r);
+	out.lost = shared_down_destinations(f, r).size();
 	// one job per leaf and one per level-2 subtree, alternating, together
 	const uint64_t leaf = t.pgft().M(1), pod = t.pgft().M(2);
 	std::vector<Job> jobs;

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "contribs/qft/cli.hpp"
+#include "lib/common/error.hpp"
 #include "lib/traffic/pattern.hpp"
 
 namespace qft::cli {
@@ -39,6 +40,22 @@ int cmd_info(int argc, char **argv)
 		std::printf("  %s up-port %u\n",
 			    m->need_tree().position_label(c.level, c.index).c_str(), c.up_port);
 	std::fputs(unplaced_hosts_report(f, m->need_tree(), args.need("--fabric")).c_str(), stdout);
+	if (m->need_tree().missing().empty() && !m->need_tree().absent_hosts())
+		return 0;
+	// What the fallback costs (dmodk.hpp): destinations whose traffic now
+	// comes down a link that another destination's uses too.
+	m->set_routing("dmodk");
+	try {
+		const std::vector<HostOrd> lost = shared_down_destinations(f, m->router());
+		std::printf("destinations sharing a down-link %zu of %zu\n", lost.size(),
+			    f.hosts().size());
+		for (size_t i = 0; i < lost.size() && i < 20; i++)
+			std::printf("  %s\n", f.node(f.hosts()[lost[i]]).name.c_str());
+		if (lost.size() > 20)
+			std::printf("  ... %zu more\n", lost.size() - 20);
+	} catch (const Error &e) {
+		std::printf("routing incomplete: %s\n", e.what());
+	}
 	return 0;
 }
 

@@ -131,6 +131,16 @@ class Tree;
 std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 				    const Tree *tree);
 
+// Every ordered pair of hosts routed at offset 0: the destinations whose
+// traffic, from some source, comes down a link that another destination's
+// traffic also comes down. D-Mod-K gives every down-link the traffic of
+// one destination (seed 000 theorem 2): on a whole tree none; with missing
+// cables, the destinations whose congestion freedom the fallback cost.
+// "Down" is by the fabric's tree annotation (Node::level). Throws
+// Error(unroutable) for a pair without a path. n^2 paths: a tool's check,
+// not for slurmctld.
+std::vector<HostOrd> shared_down_destinations(const Fabric &fabric, const Router &router);
+
 struct RoutingInfo {
 	const char *name, *argument, *summary;
 };

@@ -122,4 +122,39 @@ std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 	fail(Status::invalid, "routing \"", spec, "\": expected one of ", known);
 }
 
+std::vector<HostOrd> shared_down_destinations(const Fabric &f, const Router &r)
+{
+	const size_t n = f.hosts().size();
+	constexpr uint32_t kFree = UINT32_MAX;
+	std::vector<uint32_t> owner(f.port_count(), kFree);
+	std::vector<bool> shared(f.port_count(), false);
+	std::vector<std::vector<PortIdx>> down(n);
+	PortIdx path[kMaxPathLinks];
+	for (HostOrd d = 0; d < n; d++)
+		for (HostOrd s = 0; s < n; s++) {
+			const unsigned len = r.path(s, d, 0, path);
+			for (unsigned k = 0; k < len; k++) {
+				const PortIdx l = path[k];
+				const Node &to = f.node(f.port(f.port(l).peer).node);
+				if (f.node(f.port(l).node).level <= to.level &&
+				    to.type != NodeType::host)
+					continue;
+				if (owner[l] == kFree) {
+					owner[l] = d;
+					down[d].push_back(l);
+				} else if (owner[l] != d) {
+					shared[l] = true;
+				}
+			}
+		}
+	std::vector<HostOrd> out;
+	for (HostOrd d = 0; d < n; d++)
+		for (PortIdx l : down[d])
+			if (shared[l]) {
+				out.push_back(d);
+				break;
+			}
+	return out;
+}
+
 } // namespace qft

@@ -47,6 +47,21 @@ for n in 1 5 20; do
 	done
 done
 
+# What the fallback costs: one spine cable cut, the destinations whose
+# traffic now shares a down-link (none on the whole tree).
+cut 1 11
+lost=$("$QFT" info --fabric "$TMP/cut.json" | sed -n 's/^destinations sharing a down-link \([0-9]*\) of 324$/\1/p')
+if [ "${lost:-0}" -gt 0 ] && [ "$lost" -lt 33 ]; then
+	ok "one spine cable cut: $lost of 324 destinations share a down-link"
+else
+	bad "one spine cable cut: '$lost' destinations share a down-link, wanted 1..32"
+fi
+if "$QFT" info --fabric "$TMP/f.json" | grep -q 'sharing a down-link'; then
+	bad "the whole tree reports destinations sharing a down-link"
+else
+	ok "the whole tree: no destination shares a down-link"
+fi
+
 # A host whose cable is cut: loaded, named, never placed, unroutable.
 host=$(cut 1 7 host)
 out=$("$QFT" info --fabric "$TMP/cut.json" 2>&1)
