@@ -5,7 +5,7 @@
 set -euo pipefail
 pkgs=(build-essential autoconf automake libtool pkg-config
       libjansson-dev libcmocka-dev python3
-      libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev "$@")
+      libibnetdisc-dev libibmad-dev libibumad-dev libibverbs-dev libopensm-dev "$@")
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
