@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "contribs/qft/cli.hpp"
 
+#include <cstdio>
 
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
@@ -85,6 +86,14 @@ std::string routing_arg(const Args &args)
 	if (args.has("--lft") && args.has("--routing"))
 		throw UsageError{"give --routing or --lft, not both"};
 	return args.has("--lft") ? "lft:" + args.get("--lft") : args.get("--routing", "dmodk");
+}
+
+void write_output(const Args &args, const std::string &text)
+{
+	if (args.get("-o", "-") == "-")
+		std::fputs(text.c_str(), stdout);
+	else
+		write_file(args.get("-o"), text);
 }
 
 void lmc_arg(const Args &args, Model &m, const std::string &routing)

@@ -47,6 +47,8 @@ std::unique_ptr<Model> load_model(const std::string &path, const std::string &ro
 // The routing of --routing NAME or --lft FILE (lft:FILE), "dmodk" without
 // either; both is a UsageError.
 std::string routing_arg(const Args &args);
+// `text` to the file -o names, or to standard output without -o (or -o -).
+void write_output(const Args &args, const std::string &text);
 // --lmc L: the fabric's LMC set to L when its LIDs allow it and the LID
 // space holds it, then `routing` routed again (every offset).
 void lmc_arg(const Args &args, Model &m, const std::string &routing);

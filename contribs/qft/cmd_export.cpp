@@ -21,10 +21,7 @@ int cmd_topology_conf(int argc, char **argv)
 		fail(Status::invalid, args.need("--fabric"),
 		     ": the fabric has no PGFT tree to export");
 	std::string text = topology_conf_text(m->fabric(), m->need_tree());
-	if (args.get("-o", "-") == "-")
-		std::fputs(text.c_str(), stdout);
-	else
-		write_file(args.get("-o"), text);
+	write_output(args, text);
 	return 0;
 }
 
@@ -37,10 +34,7 @@ int cmd_lft(int argc, char **argv)
 		set_lmc_checked(m->edit_fabric(), unsigned(args.number("--lmc", 0, 7)));
 	DModK dmodk(m->fabric(), m->need_tree()); // after the LMC: it routes every offset
 	std::string text = lfts_dump_text(m->fabric(), dmodk.tables());
-	if (args.get("-o", "-") == "-")
-		std::fputs(text.c_str(), stdout);
-	else
-		write_file(args.get("-o"), text);
+	write_output(args, text);
 	return 0;
 }
 

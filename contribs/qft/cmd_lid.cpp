@@ -71,10 +71,7 @@ int cmd_lid(int argc, char **argv)
 	if (mode == LidMode::stripe)
 		return 0;
 	const std::string text = lid_table_text(f, t);
-	if (args.get("-o", "-") == "-")
-		std::fputs(text.c_str(), stdout);
-	else
-		write_file(args.get("-o"), text);
+	write_output(args, text);
 	return 0;
 }
 
