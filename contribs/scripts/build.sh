@@ -12,7 +12,11 @@ cd "$top"
 mkdir -p "build/$name"
 cd "build/$name"
 # Reconfigure when configure changed or the Slurm source appeared since.
-paths=$top/build/slurm/slurm-paths.sh
+# QFT_SLURM_SERIES=24.11 builds the plugins for Slurm 24.11 (configure.ac).
+case ${QFT_SLURM_SERIES:-22.05} in
+24.11) paths=${QFT_SLURM_DIR:-$top/build/slurm-24.11}/slurm-paths.sh ;;
+*) paths=${QFT_SLURM_DIR:-$top/build/slurm}/slurm-paths.sh ;;
+esac
 if [ ! -f Makefile ] || [ "$top/configure" -nt Makefile ] ||
 	{ [ -f "$paths" ] && [ "$paths" -nt Makefile ]; }; then
 	"$top/configure" -q "$@"

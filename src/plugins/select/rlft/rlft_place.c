@@ -29,7 +29,7 @@
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
-#include "src/common/select.h"
+#include "src/plugins/common/qft_slurm.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -47,9 +47,11 @@
  * have none of them: these definitions let the plugin load there. In
  * slurmctld its own definitions come first in the lookup and win (the
  * version script keeps these global for that reason), as for cons_tres.
+ * Weak: on 24.11 topology/qft links this file beside Slurm's common
+ * topology code, which defines idle_node_bitmap for the same reason.
  */
-List job_list;
-bitstr_t *idle_node_bitmap;
+__attribute__((weak)) list_t *job_list;
+__attribute__((weak)) bitstr_t *idle_node_bitmap;
 
 static qft_fabric_t *fabric = NULL;   /* held->fabric */
 /* The fabric in use: topology/qft's when it is the TopologyPlugin, else
@@ -76,7 +78,11 @@ typedef struct {
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
 } chosen_t;
-static List chosen = NULL;
+static list_t *chosen = NULL;
+
+/* The jobs rlft_sync_jobs() tracked, ascending. */
+static uint32_t *synced = NULL;
+static size_t synced_cnt = 0;
 
 static void _chosen_free(void *x)
 {
@@ -257,13 +263,16 @@ static void _reload(void)
 	xfree(why);
 }
 
-extern void rlft_node_init(List jobs)
+extern void rlft_node_init(list_t *jobs)
 {
 	/* select_p_job_init comes right after select_p_node_init in the same
 	 * read_slurm_conf(): it keeps what node_init took (one load per start
 	 * or reconfigure) and only takes in the jobs. */
 	if (!jobs || !placer)
 		_reload();
+	/* a fresh placer knows none of the jobs rlft_sync_jobs() tracked */
+	xfree(synced);
+	synced_cnt = 0;
 	if (!chosen)
 		chosen = list_create(_chosen_free);
 	/* node indexes may have changed (ranking): map again, re-track */
@@ -275,6 +284,60 @@ extern void rlft_node_init(List jobs)
 		list_for_each(jobs, _track_running, NULL);
 		debug("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
 	}
+}
+
+static int _cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+	return x < y ? -1 : x > y;
+}
+
+typedef struct {
+	uint32_t *ids;
+	size_t n, cap;
+} running_t;
+
+static int _running_id(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	running_t *r = arg;
+
+	if ((IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) && job_ptr->node_bitmap) {
+		if (r->n == r->cap) {
+			r->cap = MAX(2 * r->cap, 64);
+			xrecalloc(r->ids, r->cap, sizeof(uint32_t));
+		}
+		r->ids[r->n++] = job_ptr->job_id;
+	}
+	return 0;
+}
+
+extern void rlft_sync_jobs(void)
+{
+	running_t now = {0};
+	size_t a = 0, b = 0;
+
+	if (!placer || !job_list)
+		return;
+	list_for_each(job_list, _running_id, &now);
+	qsort(now.ids, now.n, sizeof(uint32_t), _cmp_u32);
+	/* a merge of the two sorted lists: ended jobs leave, new ones come */
+	while (a < synced_cnt || b < now.n) {
+		if (b == now.n || (a < synced_cnt && synced[a] < now.ids[b])) {
+			lib->placer_remove_job(placer, synced[a++]);
+		} else if (a == synced_cnt || now.ids[b] < synced[a]) {
+			job_record_t *job_ptr = find_job_record(now.ids[b]);
+			if (job_ptr)
+				_track(job_ptr);
+			b++;
+		} else {
+			a++;
+			b++;
+		}
+	}
+	xfree(synced);
+	synced = now.ids;
+	synced_cnt = now.n;
 }
 
 extern void rlft_fini(void)
@@ -293,6 +356,8 @@ extern void rlft_fini(void)
 	xfree(host_of_node);
 	xfree(node_of_host);
 	FREE_NULL_LIST(chosen);
+	xfree(synced);
+	synced_cnt = 0;
 }
 
 /* The hosts the job may have (eligible), of those the ones held now
@@ -339,7 +404,7 @@ static bool _set16(uint16_t v)
 /* A request the node count model does not cover, or NULL. */
 static const char *_cannot_tell(job_record_t *job_ptr)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	multi_core_data_t *mc = d->mc_ptr;
 
 	if (mc && (_set16(mc->sockets_per_node) || _set16(mc->cores_per_socket) ||
@@ -381,7 +446,7 @@ static bool _node_cap(bitstr_t *bitmap, rlft_node_cap_t *cap)
 static bool _count(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 		   uint32_t max_nodes, uint32_t req_nodes, rlft_count_t *out)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	rlft_node_cap_t cap;
 	rlft_demand_t dm = {
 		.min_nodes = min_nodes,
@@ -451,7 +516,7 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-			 List preemptee_candidates, uint32_t *count)
+			 list_t *preemptee_candidates, uint32_t *count)
 {
 	qft_placement_t pl;
 	rlft_count_t c;
@@ -527,6 +592,14 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	return RLFT_RESTRICTED;
 }
 
+extern void rlft_forget_choice(job_record_t *job_ptr)
+{
+	uint32_t id = job_ptr->job_id;
+
+	if (chosen)
+		list_delete_all(chosen, _chosen_find, &id);
+}
+
 extern void rlft_not_placed(job_record_t *job_ptr)
 {
 	uint32_t id = job_ptr->job_id;
@@ -538,7 +611,7 @@ extern void rlft_not_placed(job_record_t *job_ptr)
 }
 
 /* Where NAME=... is in the job's supplementary environment, or -1. */
-static int _env_index(const struct job_details *d, const char *name)
+static int _env_index(const job_details_t *d, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -551,7 +624,7 @@ static int _env_index(const struct job_details *d, const char *name)
 /* Sets NAME=value in the job's supplementary environment (replacing). */
 extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	int i = _env_index(d, name);
 
 	if (i >= 0) {
@@ -565,7 +638,7 @@ extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *val
 
 extern void rlft_unsetenv(job_record_t *job_ptr, const char *name)
 {
-	struct job_details *d = job_ptr->details;
+	job_details_t *d = job_ptr->details;
 	int i = _env_index(d, name);
 
 	if (i < 0)
@@ -658,7 +731,7 @@ static char *_names(const size_t *hosts, size_t n, char sep)
 
 static char *_ranged(const size_t *hosts, size_t n)
 {
-	hostlist_t hl = hostlist_create(NULL);
+	qft_hostlist_t hl = hostlist_create(NULL);
 	char *ranged;
 
 	for (size_t k = 0; k < n; k++)

@@ -10,6 +10,7 @@
 
 #include <time.h>
 
+#include "src/plugins/common/qft_slurm.h"
 #include "src/slurmctld/slurmctld.h"
 
 /* rlft_job_test's answer besides a Slurm error code. */
@@ -22,7 +23,7 @@
  * after a call without (select_p_job_init after select_p_node_init), it
  * keeps what that call took. Fatal at start-up on a bad fabric, an error
  * keeping the old one afterwards. */
-extern void rlft_node_init(List jobs);
+extern void rlft_node_init(list_t *jobs);
 extern void rlft_fini(void);
 /* Narrows `bitmap` to the nodes libqft's placer chose for the job and sets
  * *count to their number (RLFT_RESTRICTED), or leaves it to cons_tres
@@ -31,10 +32,17 @@ extern void rlft_fini(void);
  * (rlft_count.h); in a node range, the largest that can be placed now. */
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
-			 List preemptee_candidates, uint32_t *count);
+			 list_t *preemptee_candidates, uint32_t *count);
 /* cons_tres could not allocate the job on the nodes rlft chose: forget the
  * choice; the caller hands the job to cons_tres on its whole bitmap. */
 extern void rlft_not_placed(job_record_t *job_ptr);
+/* Forgets what rlft_job_test() chose for the job, for a caller with no
+ * job_begin to come (topology/qft's eval_nodes on Slurm 24.11). */
+extern void rlft_forget_choice(job_record_t *job_ptr);
+/* Tracks the running jobs of slurmctld's job_list and forgets the ended
+ * ones: for a caller that no job_begin or job_fini reaches (topology/qft's
+ * eval_nodes on Slurm 24.11 without select/rlft). */
+extern void rlft_sync_jobs(void);
 /* The job now holds its nodes: track it, give it its environment. */
 extern void rlft_job_begin(job_record_t *job_ptr);
 extern void rlft_job_fini(job_record_t *job_ptr);

@@ -1,5 +1,6 @@
 /*****************************************************************************\
- *  select_rlft.c - select/rlft: fat-tree aware node choice for Slurm 22.05,
+ *  select_rlft.c - select/rlft: fat-tree aware node choice for Slurm 22.05
+ *  and 24.11,
  *  stacked on select/cons_tres.
  *
  *  select/rlft is the plugin that slurm.conf names (SelectType=select/rlft);
@@ -43,7 +44,7 @@
 #include "src/common/node_conf.h"
 #include "src/common/plugin.h"
 #include "src/common/run_in_daemon.h"
-#include "src/common/select.h"
+#include "src/plugins/common/qft_slurm.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
@@ -72,9 +73,10 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 #define RLFT_BASE_TYPE "select/cons_tres"
 
 /*
- * The symbols taken from the base plugin, in the order of the members of
- * slurm_select_ops_t (src/common/select.h), which is the order of Slurm's
- * own table of select plugin symbols.
+ * The symbols taken from the base plugin, in the order of Slurm's own table
+ * of select plugin symbols (src/common/select.c in 22.05,
+ * src/interfaces/select.c in 24.11), and the members of base_ops_t below
+ * in the same order. 24.11 has five fewer.
  */
 static const char *base_syms[] = {
 	"plugin_id",
@@ -87,7 +89,9 @@ static const char *base_syms[] = {
 	"select_p_job_ready",
 	"select_p_job_expand",
 	"select_p_job_resized",
+#ifdef QFT_SLURM_22
 	"select_p_job_signal",
+#endif
 	"select_p_job_fini",
 	"select_p_job_suspend",
 	"select_p_job_resume",
@@ -108,16 +112,96 @@ static const char *base_syms[] = {
 	"select_p_select_jobinfo_copy",
 	"select_p_select_jobinfo_pack",
 	"select_p_select_jobinfo_unpack",
+#ifdef QFT_SLURM_22
 	"select_p_select_jobinfo_sprint",
 	"select_p_select_jobinfo_xstrdup",
+#endif
 	"select_p_get_info_from_plugin",
+#ifdef QFT_SLURM_22
 	"select_p_update_node_config",
+#endif
 	"select_p_reconfigure",
+#ifdef QFT_SLURM_22
 	"select_p_resv_test",
+#endif
 };
 
-/* One pointer per name above, in the same order. */
-static slurm_select_ops_t base;
+/* job_test's last arguments: the cores a reservation excludes (22.05), or
+ * those and what WILL_RUN may simulate (24.11). */
+#ifdef QFT_SLURM_24
+#define RLFT_TEST_EXTRA_PARAMS resv_exc_t *resv_exc_ptr, will_run_data_t *will_run_ptr
+#define RLFT_TEST_EXTRA_ARGS resv_exc_ptr, will_run_ptr
+#else
+#define RLFT_TEST_EXTRA_PARAMS bitstr_t *exc_core_bitmap
+#define RLFT_TEST_EXTRA_ARGS exc_core_bitmap
+#endif
+
+/* One pointer per name above, in the same order: plugin_load_and_link()
+ * fills them as an array. */
+typedef struct {
+	const uint32_t *plugin_id;
+	int (*state_save)(char *dir_name);
+	int (*state_restore)(char *dir_name);
+	int (*job_init)(list_t *job_list);
+	int (*node_init)(void);
+	int (*job_test)(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
+			uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+			list_t *preemptee_candidates, list_t **preemptee_job_list,
+			RLFT_TEST_EXTRA_PARAMS);
+	int (*job_begin)(job_record_t *job_ptr);
+	int (*job_ready)(job_record_t *job_ptr);
+	int (*job_expand)(job_record_t *from_job_ptr, job_record_t *to_job_ptr);
+	int (*job_resized)(job_record_t *job_ptr, node_record_t *node_ptr);
+#ifdef QFT_SLURM_22
+	int (*job_signal)(job_record_t *job_ptr, int signal);
+#endif
+	int (*job_fini)(job_record_t *job_ptr);
+	int (*job_suspend)(job_record_t *job_ptr, bool indf_susp);
+	int (*job_resume)(job_record_t *job_ptr, bool indf_susp);
+	bitstr_t *(*step_pick_nodes)(job_record_t *job_ptr, select_jobinfo_t *jobinfo,
+				     uint32_t node_count, bitstr_t **avail_nodes);
+	int (*step_start)(step_record_t *step_ptr);
+	int (*step_finish)(step_record_t *step_ptr, bool killing_step);
+	int (*nodeinfo_pack)(select_nodeinfo_t *nodeinfo, buf_t *buffer,
+			     uint16_t protocol_version);
+	int (*nodeinfo_unpack)(select_nodeinfo_t **nodeinfo, buf_t *buffer,
+			       uint16_t protocol_version);
+	select_nodeinfo_t *(*nodeinfo_alloc)(void);
+	int (*nodeinfo_free)(select_nodeinfo_t *nodeinfo);
+	int (*nodeinfo_set_all)(void);
+	int (*nodeinfo_set)(job_record_t *job_ptr);
+	int (*nodeinfo_get)(select_nodeinfo_t *nodeinfo, enum select_nodedata_type dinfo,
+			    enum node_states state, void *data);
+	select_jobinfo_t *(*jobinfo_alloc)(void);
+	int (*jobinfo_free)(select_jobinfo_t *jobinfo);
+	int (*jobinfo_set)(select_jobinfo_t *jobinfo, enum select_jobdata_type data_type,
+			   void *data);
+	int (*jobinfo_get)(select_jobinfo_t *jobinfo, enum select_jobdata_type data_type,
+			   void *data);
+	select_jobinfo_t *(*jobinfo_copy)(select_jobinfo_t *jobinfo);
+	int (*jobinfo_pack)(select_jobinfo_t *jobinfo, buf_t *buffer,
+			    uint16_t protocol_version);
+	int (*jobinfo_unpack)(select_jobinfo_t **jobinfo, buf_t *buffer,
+			      uint16_t protocol_version);
+#ifdef QFT_SLURM_22
+	char *(*jobinfo_sprint)(select_jobinfo_t *jobinfo, char *buf, size_t size, int mode);
+	char *(*jobinfo_xstrdup)(select_jobinfo_t *jobinfo, int mode);
+#endif
+	int (*get_info_from_plugin)(enum select_plugindata_info dinfo, job_record_t *job_ptr,
+				    void *data);
+#ifdef QFT_SLURM_22
+	int (*update_node_config)(int index);
+#endif
+	int (*reconfigure)(void);
+#ifdef QFT_SLURM_22
+	bitstr_t *(*resv_test)(resv_desc_msg_t *resv_desc_ptr, uint32_t node_cnt,
+			       bitstr_t *avail_bitmap, bitstr_t **core_bitmap);
+#endif
+} base_ops_t;
+
+static base_ops_t base;
+_Static_assert(sizeof(base_ops_t) == sizeof(base_syms) / sizeof(base_syms[0]) * sizeof(void *),
+	       "base_ops_t and base_syms must list the same symbols");
 static plugin_handle_t base_handle = PLUGIN_INVALID_HANDLE;
 
 static const char *_mode_str(uint16_t mode)
@@ -156,7 +240,7 @@ extern int init(void)
 					   (void **) &base);
 	if (base_handle == PLUGIN_INVALID_HANDLE) {
 		error("%s: cannot load %s: %s", plugin_type, RLFT_BASE_TYPE,
-		      plugin_strerror(errno));
+		      QFT_PLUGIN_ERROR());
 		return SLURM_ERROR;
 	}
 	if (*base.plugin_id != SELECT_PLUGIN_CONS_TRES) {
@@ -199,7 +283,7 @@ extern int select_p_state_restore(char *dir_name)
 	return (*base.state_restore)(dir_name);
 }
 
-extern int select_p_job_init(List job_list)
+extern int select_p_job_init(list_t *job_list)
 {
 	int rc = (*base.job_init)(job_list);
 
@@ -220,9 +304,9 @@ extern int select_p_node_init(void)
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
 			     uint32_t req_nodes, uint16_t mode,
-			     List preemptee_candidates,
-			     List *preemptee_job_list,
-			     bitstr_t *exc_core_bitmap)
+			     list_t *preemptee_candidates,
+			     list_t **preemptee_job_list,
+			     RLFT_TEST_EXTRA_PARAMS)
 {
 	struct timespec t0;
 	uint32_t count = 0;
@@ -240,7 +324,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		/* exactly the chosen nodes: cons_tres must use all of them */
 		rc = (*base.job_test)(job_ptr, node_bitmap, count, count, count, mode,
 				      preemptee_candidates, preemptee_job_list,
-				      exc_core_bitmap);
+				      RLFT_TEST_EXTRA_ARGS);
 		if (rc == SLURM_SUCCESS) {
 			rlft_base_time(job_ptr, rlft_usec_since(&t0));
 			goto out;
@@ -252,7 +336,7 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	}
 	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 			      req_nodes, mode, preemptee_candidates,
-			      preemptee_job_list, exc_core_bitmap);
+			      preemptee_job_list, RLFT_TEST_EXTRA_ARGS);
 out:
 	FREE_NULL_BITMAP(before);
 	return rc;
@@ -291,10 +375,12 @@ extern int select_p_job_resized(job_record_t *job_ptr,
 	return rc;
 }
 
+#ifdef QFT_SLURM_22
 extern int select_p_job_signal(job_record_t *job_ptr, int signal)
 {
 	return (*base.job_signal)(job_ptr, signal);
 }
+#endif
 
 extern int select_p_job_fini(job_record_t *job_ptr)
 {
@@ -425,17 +511,21 @@ extern int select_p_select_jobinfo_unpack(select_jobinfo_t **jobinfo,
 	return (*base.jobinfo_unpack)(jobinfo, buffer, protocol_version);
 }
 
+#ifdef QFT_SLURM_22
 extern char *select_p_select_jobinfo_sprint(select_jobinfo_t *jobinfo,
 					    char *buf, size_t size, int mode)
 {
 	return (*base.jobinfo_sprint)(jobinfo, buf, size, mode);
 }
+#endif
 
+#ifdef QFT_SLURM_22
 extern char *select_p_select_jobinfo_xstrdup(select_jobinfo_t *jobinfo,
 					     int mode)
 {
 	return (*base.jobinfo_xstrdup)(jobinfo, mode);
 }
+#endif
 
 extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 					 job_record_t *job_ptr, void *data)
@@ -443,16 +533,19 @@ extern int select_p_get_info_from_plugin(enum select_plugindata_info dinfo,
 	return (*base.get_info_from_plugin)(dinfo, job_ptr, data);
 }
 
+#ifdef QFT_SLURM_22
 extern int select_p_update_node_config(int index)
 {
 	return (*base.update_node_config)(index);
 }
+#endif
 
 extern int select_p_reconfigure(void)
 {
 	return (*base.reconfigure)();
 }
 
+#ifdef QFT_SLURM_22
 extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 				    uint32_t node_cnt,
 				    bitstr_t *avail_bitmap,
@@ -461,3 +554,4 @@ extern bitstr_t *select_p_resv_test(resv_desc_msg_t *resv_desc_ptr,
 	return (*base.resv_test)(resv_desc_ptr, node_cnt, avail_bitmap,
 				 core_bitmap);
 }
+#endif

@@ -1,6 +1,7 @@
 /*****************************************************************************\
  *  topology_qft.c - topology/qft: the fat-tree (PGFT / RLFT) topology of
- *  an InfiniBand fabric, for Slurm 22.05.
+ *  an InfiniBand fabric; the part shared by Slurm 22.05 and 24.11, whose
+ *  plugin interfaces are in topology_qft_22.c and topology_qft_24.c.
  *
  *  In slurmctld: reads the fabric named in qft.conf (beside slurm.conf)
  *  when slurmctld ranks its nodes, once per start or reconfigure, ranks
@@ -9,9 +10,9 @@
  *  that fabric (qft_conf.h). A fabric that fails to load on reconfigure
  *  leaves the one in use for all three.
  *
- *  In slurmd (which ranks no nodes): no fabric, as configless slurmd gets
- *  no qft.conf; the node's switch path, its topology address, comes from
- *  slurmctld's switch table.
+ *  In slurmd and the clients (which rank no nodes): no fabric, as
+ *  configless slurmd gets no qft.conf; the node's switch path, its
+ *  topology address, comes from slurmctld's switch table.
  *
  *  All fabric work is libqft's; this file translates.
  *
@@ -46,12 +47,13 @@
 #include "src/common/node_conf.h"
 #include "src/common/parse_config.h"
 #include "src/common/read_config.h"
-#include "src/common/slurm_topology.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
+#include "src/plugins/common/qft_slurm.h"
+#include "src/plugins/topology/qft/topology_qft.h"
 
 const char plugin_name[] = "topology QFT plugin";
 const char plugin_type[] = "topology/qft";
@@ -68,11 +70,6 @@ extern qft_shared_fabric_t *qft_topology_fabric_get(uint32_t abi, uint32_t size,
 						    const char *libqft);
 
 static int _load_fabric(void);
-static int _fabric_addr(char *node_name, char **paddr, char **ppattern);
-static int _controller_addr(char *node_name, char **paddr, char **ppattern);
-static void _free_switch_table(void);
-static int _build_switch_table(void);
-static void _report_node_mismatch(void);
 static void _log_report(const char *report);
 
 extern int init(void)
@@ -84,7 +81,8 @@ extern int init(void)
 
 extern int fini(void)
 {
-	_free_switch_table();
+	qft_topo_fini_placement();
+	qft_topo_free_table();
 	/* select/rlft may still hold it: the last holder frees it */
 	qft_shared_fabric_release(shared);
 	shared = NULL;
@@ -110,16 +108,20 @@ extern qft_shared_fabric_t *qft_topology_fabric_get(uint32_t abi, uint32_t size,
 	return qft_shared_fabric_hold(shared);
 }
 
-/*
- * topo_generate_node_ranking - load the fabric (slurmctld, at start and
- *	on every reconfigure, before topo_build_config) and set node_rank of
- *	every node to its tree index, so that slurmctld orders its node table
- *	(and so every node bitmap) in tree order. Nodes the fabric lacks
- *	follow, in name order. A fabric that fails to load keeps the one in
- *	use: nodes are ranked, and the switch table built, from that one.
- * RET true if node_rank was set
- */
-extern bool topo_generate_node_ranking(void)
+extern qft_fabric_t *qft_topo_fabric(void)
+{
+	return fabric;
+}
+
+extern const char *qft_topo_source(void)
+{
+	return shared ? shared->source : NULL;
+}
+
+/* Slurm calls it in slurmctld at start and on every reconfigure, before
+ * it builds the switch table: slurmctld then orders its node table, and so
+ * every node bitmap, by node_rank. */
+extern bool qft_topo_rank_nodes(void)
 {
 	node_record_t *node_ptr;
 	uint32_t rank_base = 0, unplaced = 0;
@@ -144,46 +146,6 @@ extern bool topo_generate_node_ranking(void)
 	debug("%s: ranked %d nodes in tree order, %u outside the fabric",
 	      plugin_type, node_record_count, unplaced);
 	return true;
-}
-
-/*
- * topo_build_config - build or rebuild the switch table after start-up or
- *	reconfiguration, from the fabric the nodes were ranked with
- *	(slurmctld ranks them first). slurmd ranks no nodes: it keeps no
- *	switch table and needs no fabric.
- */
-extern int topo_build_config(void)
-{
-	static bool said = false;
-
-	if (!fabric) {
-		if (!said)
-			info("%s: no fabric in this daemon (it ranks no nodes: slurmd); topology addresses come from slurmctld's switch table",
-			     plugin_type);
-		said = true;
-		return SLURM_SUCCESS;
-	}
-	if (!node_record_count)
-		return SLURM_SUCCESS;
-	_report_node_mismatch();
-	return _build_switch_table();
-}
-
-/*
- * topo_get_node_addr - the node's switch path, top first
- *	(e.g. "L3-0.L2-1.L1-20.n0380", pattern "switch.switch.switch.node"):
- *	from the fabric in slurmctld, from slurmctld's switch table in slurmd
- *	(slurmd, SLURM_TOPOLOGY_ADDR); just the node name if slurmctld cannot
- *	tell
- * RET SLURM_ERROR for a name that is no node of slurm.conf
- */
-extern int topo_get_node_addr(char *node_name, char **paddr, char **ppattern)
-{
-	if (!node_name || !find_node_record2(node_name))
-		return SLURM_ERROR;
-	if (fabric)
-		return _fabric_addr(node_name, paddr, ppattern);
-	return _controller_addr(node_name, paddr, ppattern);
 }
 
 /* Reads qft.conf and the fabric it names. A failure keeps the fabric in
@@ -218,8 +180,7 @@ static int _load_fabric(void)
 	return SLURM_SUCCESS;
 }
 
-/* The node's switch path in the fabric. */
-static int _fabric_addr(char *node_name, char **paddr, char **ppattern)
+extern int qft_topo_fabric_addr(char *node_name, char **paddr, char **ppattern)
 {
 	size_t ord, group;
 	char *addr = NULL, *pattern = NULL;
@@ -242,25 +203,16 @@ static int _fabric_addr(char *node_name, char **paddr, char **ppattern)
 	return SLURM_SUCCESS;
 }
 
-/* The node's switch path from slurmctld's switch table (the records of
- * `scontrol show topology`): the lowest switch that lists the node, then
- * each switch that lists the one below, up to the top. slurmd has no
- * fabric: configless slurmd gets neither qft.conf nor the fabric file. */
-static int _controller_addr(char *node_name, char **paddr, char **ppattern)
+extern void qft_topo_records_addr(const topo_info_t *recs, uint32_t count, char *node_name,
+				  char **paddr, char **ppattern)
 {
-	topo_info_response_msg_t *msg = NULL;
-	topo_info_t *rec = NULL;
+	const topo_info_t *rec = NULL;
 	char *addr = NULL, *pattern = NULL;
 	uint32_t steps = 0;
 
-	if (slurm_load_topo(&msg) != SLURM_SUCCESS) {
-		debug("%s: no switch table from slurmctld (%s): topology address of %s is its name",
-		      plugin_type, slurm_strerror(slurm_get_errno()), node_name);
-		msg = NULL;
-	}
-	for (uint32_t i = 0; msg && i < msg->record_count; i++) {
-		topo_info_t *r = &msg->topo_array[i];
-		hostlist_t hl;
+	for (uint32_t i = 0; i < count; i++) {
+		const topo_info_t *r = &recs[i];
+		qft_hostlist_t hl;
 
 		if (!r->nodes || (rec && r->level >= rec->level))
 			continue;
@@ -272,8 +224,8 @@ static int _controller_addr(char *node_name, char **paddr, char **ppattern)
 	xstrcat(addr, node_name);
 	xstrcat(pattern, "node");
 	/* prepend each switch from the leaf up; a cycle stops at the count */
-	while (rec && steps++ <= msg->record_count) {
-		topo_info_t *parent = NULL;
+	while (rec && steps++ <= count) {
+		const topo_info_t *parent = NULL;
 		char *tmp = xstrdup_printf("%s.%s", rec->name, addr);
 
 		xfree(addr);
@@ -281,9 +233,9 @@ static int _controller_addr(char *node_name, char **paddr, char **ppattern)
 		tmp = xstrdup_printf("switch.%s", pattern);
 		xfree(pattern);
 		pattern = tmp;
-		for (uint32_t i = 0; i < msg->record_count && !parent; i++) {
-			topo_info_t *r = &msg->topo_array[i];
-			hostlist_t hl;
+		for (uint32_t i = 0; i < count && !parent; i++) {
+			const topo_info_t *r = &recs[i];
+			qft_hostlist_t hl;
 
 			if (!r->switches || r == rec)
 				continue;
@@ -294,14 +246,11 @@ static int _controller_addr(char *node_name, char **paddr, char **ppattern)
 		}
 		rec = parent;
 	}
-	if (msg && !steps)
+	if (count && !steps)
 		debug("%s: slurmctld's switch table does not hold %s: topology address is its name",
 		      plugin_type, node_name);
-	if (msg)
-		slurm_free_topo_info_msg(msg);
 	*paddr = addr;
 	*ppattern = pattern;
-	return SLURM_SUCCESS;
 }
 
 /* The recognition's findings (missing cables and switches, unnamed hosts),
@@ -323,13 +272,12 @@ static void _log_report(const char *report)
 		      plugin_type, count - 100);
 }
 
-/* Nodes of slurm.conf the fabric lacks, and fabric hosts slurm.conf lacks:
- * warnings, as topology/tree warns about nodes outside every switch. */
-static void _report_node_mismatch(void)
+/* As topology/tree warns about nodes outside every switch. */
+extern void qft_topo_report_mismatch(void)
 {
 	node_record_t *node_ptr;
-	hostlist_t missing = hostlist_create(NULL);
-	hostlist_t extra = hostlist_create(NULL);
+	qft_hostlist_t missing = hostlist_create(NULL);
+	qft_hostlist_t extra = hostlist_create(NULL);
 	char *names;
 
 	for (int i = 0; (node_ptr = next_node(&i)); i++)
@@ -357,26 +305,7 @@ static void _report_node_mismatch(void)
 	hostlist_destroy(extra);
 }
 
-static void _free_switch_table(void)
-{
-	for (int i = 0; i < switch_record_cnt; i++) {
-		switch_record_t *s = &switch_record_table[i];
-		xfree(s->name);
-		xfree(s->nodes);
-		xfree(s->switches);
-		xfree(s->switches_dist);
-		xfree(s->switch_desc_index);
-		xfree(s->switch_index);
-		FREE_NULL_BITMAP(s->node_bitmap);
-	}
-	xfree(switch_record_table);
-	switch_record_cnt = 0;
-	switch_levels = 0;
-}
-
-/* Switch hops between two groups of the tree, through their common
- * ancestor. */
-static uint32_t _group_distance(size_t a, size_t b)
+extern uint32_t qft_topo_group_distance(size_t a, size_t b)
 {
 	uint32_t da = 0, db;
 	for (size_t x = a; x != QFT_NONE; x = qft_fabric_group(fabric, x)->parent, da++) {
@@ -388,69 +317,16 @@ static uint32_t _group_distance(size_t a, size_t b)
 	return INFINITE;
 }
 
-static void _add_descendants(switch_record_t *s, size_t group)
+extern bitstr_t *qft_topo_group_nodes(size_t g)
 {
-	const qft_group_t *g = qft_fabric_group(fabric, group);
-	for (size_t c = 0; c < g->child_count; c++) {
-		s->switch_desc_index[s->num_desc_switches++] = g->children[c];
-		_add_descendants(s, g->children[c]);
-	}
-}
+	const qft_group_t *grp = qft_fabric_group(fabric, g);
+	bitstr_t *bitmap = bit_alloc(node_record_count);
 
-/* One switch record per group, in the library's order (leaves first), so
- * that record index == group index. */
-static int _build_switch_table(void)
-{
-	size_t count = qft_fabric_group_count(fabric);
-	hostlist_t hl;
-
-	_free_switch_table();
-	if (count >= UINT16_MAX) {
-		error("%s: %zu switch groups, Slurm's switch table holds at most %u",
-		      plugin_type, count, UINT16_MAX - 1);
-		return SLURM_ERROR;
+	for (size_t h = 0; h < grp->host_count; h++) {
+		node_record_t *node_ptr = find_node_record2(
+			(char *) qft_fabric_host_name(fabric, grp->hosts[h]));
+		if (node_ptr)
+			bit_set(bitmap, node_ptr->index);
 	}
-	switch_record_table = xcalloc(count, sizeof(switch_record_t));
-	switch_record_cnt = count;
-	for (size_t i = 0; i < count; i++) {
-		const qft_group_t *g = qft_fabric_group(fabric, i);
-		switch_record_t *s = &switch_record_table[i];
-
-		s->level = g->level - 1; /* Slurm: leaf switches are level 0 */
-		switch_levels = MAX(switch_levels, s->level);
-		s->name = xstrdup(g->name);
-		s->link_speed = g->link_gbps;
-		/* a root is its own parent: cons_tres climbs while parent != i */
-		s->parent = g->parent == QFT_NONE ? i : g->parent;
-		s->node_bitmap = bit_alloc(node_record_count);
-		for (size_t h = 0; h < g->host_count; h++) {
-			node_record_t *node_ptr = find_node_record2(
-				(char *) qft_fabric_host_name(fabric, g->hosts[h]));
-			if (node_ptr)
-				bit_set(s->node_bitmap, node_ptr->index);
-		}
-		/* all nodes below, as topology/tree shows them */
-		s->nodes = bitmap2node_name(s->node_bitmap);
-		s->num_switches = g->child_count;
-		s->switch_index = xcalloc(g->child_count + 1, sizeof(uint16_t));
-		hl = hostlist_create(NULL);
-		for (size_t c = 0; c < g->child_count; c++) {
-			s->switch_index[c] = g->children[c];
-			hostlist_push_host(hl, qft_fabric_group(fabric, g->children[c])->name);
-		}
-		if (g->child_count)
-			s->switches = hostlist_ranged_string_xmalloc(hl);
-		hostlist_destroy(hl);
-		s->switch_desc_index = xcalloc(count, sizeof(uint16_t));
-		_add_descendants(s, i);
-		s->switches_dist = xcalloc(count, sizeof(uint32_t));
-		for (size_t j = 0; j < count; j++)
-			s->switches_dist[j] = _group_distance(i, j);
-		debug2("%s: switch %s level %d nodes %s switches %s, physical: %s",
-		       plugin_type, s->name, s->level, s->nodes, s->switches,
-		       g->switches);
-	}
-	info("%s: switch table of %d records on %d levels", plugin_type,
-	     switch_record_cnt, switch_levels + 1);
-	return SLURM_SUCCESS;
+	return bitmap;
 }
