@@ -8,13 +8,33 @@
 # `make check-sim` (the simulation harness end to end), `make check-ib`
 # (qft's tables in a real OpenSM on ibsim), `make check-fuzz` (libFuzzer
 # on every parser, 20 s each), then prints the benchmark figures. Needs root (apt-get, slurmd).
+#
+# Usage: contribs/check.sh [all|slurm]
+#   slurm  only the Slurm part: Slurm source, the release build, check-slurm.
+# QFT_SLURM_SERIES=24.11: against Debian 13's Slurm 24.11 instead (fetched
+# from deb.debian.org and built in build/slurm-24.11, about 5 min the first
+# time), in build/release-24.11 and build/sanitize-24.11.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
+what=${1:-all}
+case $what in all | slurm) ;; *)
+	echo "usage: $0 [all|slurm]" >&2
+	exit 2
+	;;
+esac
+case ${QFT_SLURM_SERIES:-22.05} in
+22.05) sfx= ;;
+24.11) sfx=-24.11 ;;
+*)
+	echo "check.sh: QFT_SLURM_SERIES=$QFT_SLURM_SERIES: expected 22.05 or 24.11" >&2
+	exit 2
+	;;
+esac
 mkdir -p "$top/build"
 "$top/contribs/scripts/deps.sh" python3-matplotlib
-echo "== Slurm source (contribs/slurm/slurm-source.sh)"
-"$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source.log" 2>&1 || {
-	tail -30 "$top/build/slurm-source.log"
+echo "== Slurm ${QFT_SLURM_SERIES:-22.05} source (contribs/slurm/slurm-source.sh)"
+"$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source$sfx.log" 2>&1 || {
+	tail -30 "$top/build/slurm-source$sfx.log"
 	exit 1
 }
 
@@ -34,15 +54,20 @@ run_check() {
 	fi
 }
 
-run_check release
-run_check sanitize --enable-sanitizers
+run_check "release$sfx"
+if [ "$what" = slurm ]; then
+	echo "== make check-slurm (front-end slurmctld)"
+	make -C "$top/build/release$sfx" -s check-slurm
+	exit 0
+fi
+run_check "sanitize$sfx" --enable-sanitizers
 echo "== make check-slurm (front-end slurmctld)"
-make -C "$top/build/release" -s check-slurm
+make -C "$top/build/release$sfx" -s check-slurm
 echo "== make check-sim (contribs/sim/qft-sim on small front-end clusters)"
-make -C "$top/build/release" -s check-sim
+make -C "$top/build/release$sfx" -s check-sim
 echo "== make check-ib (OpenSM on ibsim)"
-make -C "$top/build/release" -s check-ib
+make -C "$top/build/release$sfx" -s check-ib
 echo "== make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
-make -C "$top/build/release" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-20}"
+make -C "$top/build/release$sfx" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-20}"
 echo "== make bench (figures, not pass/fail)"
-make -C "$top/build/release" -s bench
+make -C "$top/build/release$sfx" -s bench

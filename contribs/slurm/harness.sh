@@ -1,8 +1,9 @@
 #!/bin/bash
 # harness.sh: a private Slurm 22.05 cluster on this host, in front-end mode
-# (default) or with one real slurmd per node (--real-nodes). Shared by the
-# Slurm tests (tests/slurm), the simulator (contribs/sim) and the
-# benchmarks (contribs/bench).
+# (default) or with one real slurmd per node (--real-nodes); or a Slurm
+# 24.11 front-end cluster (--series 24.11). Shared by the Slurm tests
+# (tests/slurm), the simulator (contribs/sim) and the benchmarks
+# (contribs/bench).
 #
 #   harness.sh start   [options]  munged + slurmctld + one front-end slurmd,
 #                                 waits until every node is idle
@@ -64,10 +65,21 @@
 #                                             (real: /usr/sbin/slurmstepd-wlm)
 #       --libdir DIR       QFT_FE_LIBDIR      default <fe prefix>/lib
 #                                             (not used with --real-nodes)
+#       --series S         QFT_SLURM_SERIES   22.05 (default) or 24.11: every
+#                                             daemon, client and plugin from
+#                                             the prefix that QFT_SLURM_SERIES=24.11
+#                                             contribs/slurm/slurm-frontend.sh
+#                                             builds (<prefix>/sbin, /bin,
+#                                             /lib/slurm, also the --libdir
+#                                             default); the client wrappers
+#                                             put <workdir>/bin first in PATH
+#                                             (a job's srun is 24.11's too);
+#                                             no --real-nodes
 # Option of restart:
 #       --kill                                SIGKILL instead of SIGTERM
 #                                             (a crash: no final state save)
-# QFT_SLURM_DIR locates build/slurm (contribs/slurm/slurm-frontend.sh).
+# QFT_SLURM_DIR locates build/slurm (contribs/slurm/slurm-frontend.sh),
+# for 24.11 build/slurm-24.11.
 #
 # Runs as root (slurmd must), also in a container without systemd.
 # Several real slurmd on one host work because Debian builds Slurm with
@@ -79,7 +91,6 @@ set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
-QFT_SLURM_DIR=${QFT_SLURM_DIR:-$REPO/build/slurm}
 MA=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 DEBIAN_PLUGIN_DIR=/usr/lib/$MA/slurm-wlm
 CLIENTS="sinfo sbatch srun salloc scontrol squeue scancel sacct sacctmgr
@@ -118,6 +129,7 @@ SLURMSTEPD=${QFT_SLURMSTEPD:-}
 FE_LIBDIR=${QFT_FE_LIBDIR:-}
 REAL_NODES=${QFT_REAL_NODES:-0}
 CONFIGLESS=${QFT_CONFIGLESS:-0}
+SERIES=${QFT_SLURM_SERIES:-22.05}
 REAL_MAX_NODES=4
 RESTART_SIG=TERM
 
@@ -140,12 +152,22 @@ while [ $# -gt 0 ]; do
         --slurmstepd) SLURMSTEPD=$2; shift 2 ;;
         --libdir) FE_LIBDIR=$2; shift 2 ;;
         --real-nodes) REAL_NODES=1; shift ;;
+        --series) SERIES=$2; shift 2 ;;
         --configless) CONFIGLESS=1; shift ;;
         --kill) RESTART_SIG=KILL; shift ;;
         -h|--help) usage; exit 0 ;;
         *) die "unknown option $1 (see $0 --help)" ;;
     esac
 done
+
+case $SERIES in
+    22.05) QFT_SLURM_DIR=${QFT_SLURM_DIR:-$REPO/build/slurm} ;;
+    24.11) QFT_SLURM_DIR=${QFT_SLURM_DIR:-$REPO/build/slurm-24.11} ;;
+    *) die "Slurm series $SERIES (--series, QFT_SLURM_SERIES): expected 22.05 or 24.11" ;;
+esac
+# PluginDir ends with it; the front-end clients are <CLIENT_DIR>/<name>
+BASE_PLUGIN_DIR=$DEBIAN_PLUGIN_DIR
+CLIENT_DIR=
 
 mkdir -p "$WORKDIR"
 W=$(cd "$WORKDIR" && pwd)
@@ -211,11 +233,56 @@ slurmd_pidfile_names() {
 daemon_pid() {
     local name=$1 pid exe want
     pid=$(read_pid "$name")
+    if [ "$name" = slurmctld ] && [ "$(state_get SLURMCTLD_DAEMON)" = 1 ]; then
+        pid=$(ctld_daemon_pid) || return 1
+    fi
     pid_alive "$pid" || return 1
     want=$(cat "$RUN/$name.exe" 2>/dev/null || true)
     exe=$(readlink -f "/proc/$pid/exe" 2>/dev/null || true)
     [ -z "$want" ] || [ "$exe" = "$want" ] || return 1
     echo "$pid"
+}
+
+# Slurm 24.11's slurmctld runs as a daemon (no -D), as under systemd: then
+# `scontrol reconfigure` forks and execs a new slurmctld that takes over
+# once it is up, and the old one carries on if the new one dies (a bad
+# config). With -D it would exec itself in place, and die with a bad
+# config. Its PID is what it writes to SlurmctldPidFile; the new process
+# rewrites that file a moment after the old one exits, hence the retries.
+# run/slurmctld.pid follows it.
+ctld_daemon_pid() {
+    local pid _
+    for _ in 1 2 3 4 5 6 7 8 9 10; do
+        pid=$(tr -cd '0-9' 2>/dev/null < "$RUN/slurmctld.slurmpid" || true)
+        if pid_alive "$pid"; then
+            [ "$(read_pid slurmctld)" = "$pid" ] || echo "$pid" > "$RUN/slurmctld.pid"
+            echo "$pid"
+            return 0
+        fi
+        sleep 0.1
+    done
+    return 1
+}
+
+start_slurmctld() {
+    if [ "$(state_get SLURMCTLD_DAEMON)" != 1 ]; then
+        start_daemon slurmctld "$SLURMCTLD" -D
+        return
+    fi
+    rm -f "$RUN/slurmctld.slurmpid"
+    start_daemon slurmctld "$SLURMCTLD"
+    # the launcher forks the daemon and exits; the daemon writes its pid file
+    local launcher n=0 deadline=$(( $(date +%s) + TIMEOUT ))
+    launcher=$(read_pid slurmctld)
+    until [ -s "$RUN/slurmctld.slurmpid" ]; do
+        if ! pid_alive "$launcher"; then
+            n=$((n + 1))
+            [ $n -lt 100 ] || fail_start "slurmctld died while starting"
+        fi
+        [ "$(date +%s)" -lt "$deadline" ] ||
+            fail_start "slurmctld wrote no $RUN/slurmctld.slurmpid in ${TIMEOUT} s"
+        sleep 0.05
+    done
 }
 
 # Processes that belong to this work dir, besides the PID files:
@@ -450,7 +517,36 @@ resolve_real_binaries() {
     done
 }
 
+# Slurm 24.11: all of it from the prefix of our front-end build
+resolve_2411_binaries() {
+    [ "$HARNESS_MODE" != real ] ||
+        die "--real-nodes is not available with --series 24.11 (a front-end build only)"
+    local paths=$QFT_SLURM_DIR/slurm-paths.sh
+    local build="QFT_SLURM_SERIES=24.11 contribs/slurm/slurm-frontend.sh"
+    [ -f "$paths" ] || die "no $paths: run $build"
+    # shellcheck disable=SC1090
+    . "$paths"
+    local fe=${QFT_SLURM_FE_PREFIX:-$QFT_SLURM_DIR/fe}
+    SLURMCTLD=${SLURMCTLD:-$fe/sbin/slurmctld}
+    SLURMD=${SLURMD:-$fe/sbin/slurmd}
+    SLURMSTEPD=${SLURMSTEPD:-$fe/sbin/slurmstepd}
+    FE_LIBDIR=${FE_LIBDIR:-$fe/lib/slurm}
+    BASE_PLUGIN_DIR=$fe/lib/slurm
+    CLIENT_DIR=$fe/bin
+    local b
+    for b in "$SLURMCTLD" "$SLURMD" "$SLURMSTEPD"; do
+        [ -x "$b" ] || die "no $b: run $build"
+    done
+    [ -f "$FE_LIBDIR/libslurmfull.so" ] || die "no $FE_LIBDIR/libslurmfull.so: run $build"
+    command -v munged >/dev/null || die "no munged: apt-get install munge"
+    local c
+    for c in $CLIENTS; do
+        [ -x "$CLIENT_DIR/$c" ] || die "no $CLIENT_DIR/$c: run $build"
+    done
+}
+
 resolve_binaries() {
+    if [ "$SERIES" = 24.11 ]; then resolve_2411_binaries; return; fi
     if [ "$HARNESS_MODE" = real ]; then resolve_real_binaries; return; fi
     SLURMD=${SLURMD:-/usr/sbin/slurmd-wlm-emulator}
     SLURMSTEPD=${SLURMSTEPD:-/usr/sbin/slurmstepd-wlm-emulator}
@@ -490,16 +586,27 @@ EOF
             chmod 755 "$BIN/$c"
         done
     fi
+    # 24.11: jobs inherit the client's PATH, so that the srun in a batch
+    # script is 24.11's (Debian's /usr/bin/srun is 22.05's)
+    local path_line=
+    if [ -n "$CLIENT_DIR" ]; then
+        path_line="case :\$PATH: in *:'$BIN':*) ;; *) PATH='$BIN':\$PATH; export PATH ;; esac"
+    fi
     for c in $CLIENTS; do
         [ "$HARNESS_MODE" != real ] || break
-        target=/usr/bin/$c-emulator
-        [ -x "$target" ] || target=/usr/bin/$c
+        if [ -n "$CLIENT_DIR" ]; then
+            target=$CLIENT_DIR/$c
+        else
+            target=/usr/bin/$c-emulator
+            [ -x "$target" ] || target=/usr/bin/$c
+        fi
         cat > "$BIN/$c" <<EOF
 #!/bin/sh
 # generated by contribs/slurm/harness.sh for $W
 SLURM_CONF='$ETC/slurm.conf'
 LD_LIBRARY_PATH='$FE_LIBDIR'\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
-export SLURM_CONF LD_LIBRARY_PATH
+export SLURM_CONF LD_LIBRARY_PATH${path_line:+
+$path_line}
 exec '$target' "\$@"
 EOF
         chmod 755 "$BIN/$c"
@@ -576,7 +683,7 @@ write_conf() {
         [ -d "$d" ] || die "plugin dir $d does not exist"
         plugindir+="$(cd "$d" && pwd):"
     done
-    plugindir+=$DEBIAN_PLUGIN_DIR
+    plugindir+=$BASE_PLUGIN_DIR
     local host
     host=$(hostname -s)
     # slurmd's spool dir (%n is the front-end name) must exist before it
@@ -765,6 +872,10 @@ do_start() {
             echo "HARNESS_MODE='real'"
             echo "NODE_NAMES='$NODE_NAMES'"
         fi
+        if [ "$SERIES" != 22.05 ]; then
+            echo "SERIES='$SERIES'"
+            echo "SLURMCTLD_DAEMON='1'"
+        fi
     } > "$STATE_FILE"
     local nodes
     nodes=$(node_count)
@@ -774,13 +885,13 @@ do_start() {
         log "work dir $W: real nodes $NODE_NAMES, $TOPOLOGY, $SELECT," \
             "ports $PORT_BASE (slurmctld), $ports (slurmd)"
     else
-        log "work dir $W: $nodes nodes, $TOPOLOGY, $SELECT, ports $PORT_BASE/$((PORT_BASE + 1))"
+        log "work dir $W: $nodes nodes, $TOPOLOGY, $SELECT, ports $PORT_BASE/$((PORT_BASE + 1))${CLIENT_DIR:+ (Slurm $SERIES)}"
     fi
     start_munged
 
     log "starting slurmctld ($SLURMCTLD)"
     t0=$(date +%s.%N)
-    start_daemon slurmctld "$SLURMCTLD" -D
+    start_slurmctld
     wait_ping "$t0"
     log "slurmctld answers ping after $PING_SECS s"
 
@@ -892,7 +1003,7 @@ do_restart() {
     log "slurmctld gone after $stop_secs s; starting it again ($SLURMCTLD)"
     RESTARTING=1
     DAEMON_OUT_APPEND=1
-    start_daemon slurmctld "$SLURMCTLD" -D
+    start_slurmctld
     wait_ping "$t1"
     RESTART_SECS=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.2f", b - a}')
     log "slurmctld answers ping $PING_SECS s after its start;" \

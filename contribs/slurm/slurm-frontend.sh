@@ -12,13 +12,17 @@
 #    Both are installed into $QFT_SLURM_DIR/fe/{lib,sbin}.
 #
 # Idempotent (stamps in $QFT_SLURM_DIR/stamps).  Needs root on the first run.
-# Environment: QFT_SLURM_DIR (default <repo>/build/slurm), QFT_JOBS.
+# Environment: QFT_SLURM_DIR (default <repo>/build/slurm), QFT_JOBS,
+# QFT_SLURM_SERIES (22.05, default, or 24.11: runs slurm-2411.sh frontend,
+# which builds and installs the whole of Slurm 24.11 in front-end mode).
 #
 # Copyright (C) 2025 slurm-qft authors. SPDX-License-Identifier: GPL-2.0-or-later
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=contribs/slurm/common.sh
 . "$HERE/common.sh"
+# Slurm 24.11: everything is built from source (slurm-2411.sh)
+if [ "$QFT_SLURM_SERIES" = 24.11 ]; then exec "$HERE/slurm-2411.sh" frontend; fi
 
 T0=$SECONDS
 QFT_RUNTIME_PKGS=(slurmctld slurmd slurm-client munge
@@ -29,14 +33,6 @@ PATCHES=("$HERE/patches/step-dealloc-frontend.patch")
 #    slurmctld.  Keep package scripts from starting services.
 qft_apt_ready
 install_runtime() {
-    local made_policy=0
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-        printf '#!/bin/sh\n# slurm-qft: temporary, do not start services\nexit 101\n' \
-            > /usr/sbin/policy-rc.d
-        chmod 755 /usr/sbin/policy-rc.d
-        made_policy=1
-    fi
-    local rc=0
     # pin every slurm package to the slurmctld candidate version
     local v
     v=$(qft_slurm_version)
@@ -44,9 +40,7 @@ install_runtime() {
     for p in "${QFT_RUNTIME_PKGS[@]}"; do
         case $p in munge) pkgs+=("$p") ;; *) pkgs+=("$p=$v") ;; esac
     done
-    qft_apt_install "${pkgs[@]}" || rc=$?
-    if [ $made_policy = 1 ]; then rm -f /usr/sbin/policy-rc.d; fi
-    return $rc
+    qft_no_services qft_apt_install "${pkgs[@]}"
 }
 install_runtime
 

@@ -7,8 +7,12 @@
 # skipped when its stamp exists.  Needs root on the first run (apt-get).
 #
 # Environment:
-#   QFT_SLURM_DIR   cache dir (default <repo>/build/slurm)
-#   QFT_JOBS        make -j (default nproc)
+#   QFT_SLURM_DIR     cache dir (default <repo>/build/slurm; for 24.11
+#                     <repo>/build/slurm-24.11)
+#   QFT_JOBS          make -j (default nproc)
+#   QFT_SLURM_SERIES  22.05 (default) or 24.11: then slurm-2411.sh source
+#                     fetches trixie's Slurm tarball (verified) and
+#                     configures it --enable-front-end
 #
 # Prints, at the end, QFT_SLURM_SRC=<source dir> and QFT_SLURM_BUILD=<build
 # dir>; the same lines are in $QFT_SLURM_DIR/slurm-paths.sh.
@@ -18,6 +22,8 @@
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=contribs/slurm/common.sh
 . "$HERE/common.sh"
+# Slurm 24.11: Debian 13's upstream tarball, configured (slurm-2411.sh)
+if [ "$QFT_SLURM_SERIES" = 24.11 ]; then exec "$HERE/slurm-2411.sh" source; fi
 
 T0=$SECONDS
 mkdir -p "$QFT_SLURM_DIR" "$QFT_LOGS"

@@ -3,6 +3,7 @@
 #   QFT               the qft tool
 #   QFT_PLUGIN_BUILD  build dir of the plugins (<build>/src/plugins)
 #   QFT_TEST_ROOT     where each test puts its clusters (default build/slurm-tests)
+#   QFT_SLURM_SERIES  22.05 (default) or 24.11
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -10,6 +11,9 @@ HARNESS=$REPO/contribs/slurm/harness.sh
 : "${QFT:?QFT must name the qft tool}"
 : "${QFT_PLUGIN_BUILD:?QFT_PLUGIN_BUILD must name the plugin build dir}"
 ROOT=${QFT_TEST_ROOT:-$REPO/build/slurm-tests}
+# the Slurm the harness runs (contribs/slurm: 22.05 or 24.11)
+SERIES=${QFT_SLURM_SERIES:-22.05}
+export QFT_SLURM_SERIES=$SERIES
 PASS=0
 FAIL=0
 CLUSTERS=()

@@ -277,11 +277,13 @@ extern void rlft_node_init(list_t *jobs)
 		chosen = list_create(_chosen_free);
 	/* node indexes may have changed (ranking): map again, re-track */
 	_map_nodes();
-	if (!jobs)
-		jobs = job_list;
 	if (jobs) {
-		/* a fresh placer knows no job; re-adding a known id replaces it */
+		/* job_init: the jobs slurmctld recovered or kept */
 		list_for_each(jobs, _track_running, NULL);
+		info("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
+	} else if (job_list) {
+		/* a fresh placer knows no job; re-adding a known id replaces it */
+		list_for_each(job_list, _track_running, NULL);
 		debug("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
 	}
 }

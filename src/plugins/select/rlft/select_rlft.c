@@ -221,6 +221,26 @@ static const char *_mode_str(uint16_t mode)
 }
 
 /*
+ * Slurm 24.11 gives SelectTypeParameters its default (CR_Core_Memory) only
+ * when SelectType names cons_tres, and cons_tres's node_init() is fatal
+ * without one: select/rlft gives the default cons_tres would have had,
+ * each time slurm.conf is read (start, reconfigure).
+ */
+static void _default_select_type_param(void)
+{
+#ifdef QFT_SLURM_24
+	static bool said = false;
+
+	if (slurm_conf.select_type_param)
+		return;
+	slurm_conf.select_type_param = CR_CORE | CR_MEMORY;
+	if (!said && running_in_daemon())
+		info("select/rlft: SelectTypeParameters unset: CR_Core_Memory, cons_tres's default");
+	said = true;
+#endif
+}
+
+/*
  * init() runs in every process that loads the plugin: slurmctld, srun and
  * the other clients (which load all select plugins), slurmd and slurmstepd
  * (which load only the configured one). It loads cons_tres through Slurm's
@@ -234,6 +254,7 @@ extern int init(void)
 {
 	if (base_handle != PLUGIN_INVALID_HANDLE)
 		return SLURM_SUCCESS;
+	_default_select_type_param();
 
 	base_handle = plugin_load_and_link(RLFT_BASE_TYPE,
 					   ARRAY_SIZE(base_syms), base_syms,
@@ -294,7 +315,10 @@ extern int select_p_job_init(list_t *job_list)
 
 extern int select_p_node_init(void)
 {
-	int rc = (*base.node_init)();
+	int rc;
+
+	_default_select_type_param(); /* slurm.conf was read again */
+	rc = (*base.node_init)();
 
 	if (qft_in_slurmctld())
 		rlft_node_init(NULL);

@@ -34,6 +34,7 @@
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
 #include "src/common/pack.h"
+#include "src/common/run_in_daemon.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 #include "src/plugins/topology/common/common_topo.h"
@@ -59,10 +60,11 @@ typedef struct {
  * SelectType other than select/rlft (which places in its job_test). */
 static bool placing = false;
 
-/* slurmctld's switch table, and the nodes below each record. */
+/* slurmctld's switch table, the nodes below each record, and below any. */
 static topo_info_t *recs = NULL;
 static bitstr_t **rec_nodes = NULL;
 static uint32_t rec_cnt = 0;
+static bitstr_t *fabric_nodes = NULL;
 
 static void _free_recs(topo_info_t *r, uint32_t count)
 {
@@ -79,6 +81,7 @@ extern void qft_topo_free_table(void)
 	for (uint32_t i = 0; rec_nodes && i < rec_cnt; i++)
 		FREE_NULL_BITMAP(rec_nodes[i]);
 	xfree(rec_nodes);
+	FREE_NULL_BITMAP(fabric_nodes);
 	_free_recs(recs, rec_cnt);
 	recs = NULL;
 	rec_cnt = 0;
@@ -102,6 +105,9 @@ static void _build_table(qft_fabric_t *fabric)
 		recs[i].link_speed = g->link_gbps;
 		recs[i].name = xstrdup(g->name);
 		rec_nodes[i] = qft_topo_group_nodes(i);
+		if (!fabric_nodes)
+			fabric_nodes = bit_alloc(node_record_count);
+		bit_or(fabric_nodes, rec_nodes[i]);
 		/* all nodes below, as topology/tree shows them */
 		recs[i].nodes = bitmap2node_name(rec_nodes[i]);
 		for (size_t c = 0; c < g->child_count; c++)
@@ -125,7 +131,12 @@ extern int topology_p_build_config(void)
 	qft_fabric_t *fabric = qft_topo_fabric();
 
 	if (!fabric) {
-		if (!said)
+		/* daemons say it; clients (which load the plugin too) only
+		 * with -v, as info() would go to their stderr */
+		if (!said && running_in_daemon())
+			info("%s: no fabric in this daemon (it ranks no nodes: slurmd); topology addresses come from slurmctld's switch table",
+			     plugin_type);
+		else if (!said)
 			verbose("%s: no fabric in this process (it ranks no nodes); topology addresses come from slurmctld's switch table",
 				plugin_type);
 		said = true;
@@ -204,10 +215,33 @@ static int _place(topology_eval_t *te)
  *	holds just those already), then Slurm's common choice there (best fit
  *	in node order, which is tree order).
  */
+/* As topology/tree: nodes outside every switch never join nodes inside
+ * one in a job. A job that requires some of both is refused; one that
+ * requires nodes outside gets only those; any other only fabric nodes. */
+static int _one_side(topology_eval_t *te)
+{
+	bitstr_t *req = te->job_ptr && te->job_ptr->details ? te->job_ptr->details->req_node_bitmap : NULL;
+	bool req_in = req && bit_overlap_any(req, fabric_nodes);
+	bool req_out = req && bit_set_count(req) > bit_overlap(req, fabric_nodes);
+
+	if (req_in && req_out) {
+		log_flag(SELECT_TYPE, "%s: %pJ requires nodes inside and outside fabric %s: refused, as topology/tree refuses nodes in no common switch",
+			 plugin_type, te->job_ptr, qft_topo_source());
+		return SLURM_ERROR;
+	}
+	if (req_out)
+		bit_and_not(te->node_map, fabric_nodes);
+	else
+		bit_and(te->node_map, fabric_nodes);
+	return SLURM_SUCCESS;
+}
+
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
 	topo_eval->eval_nodes = NULL;
 	topo_eval->trump_others = false;
+	if (fabric_nodes && topo_eval->node_map && _one_side(topo_eval) != SLURM_SUCCESS)
+		return SLURM_ERROR;
 	if (placing && topo_eval->job_ptr && topo_eval->node_map)
 		return _place(topo_eval);
 	return common_topo_choose_nodes(topo_eval);
