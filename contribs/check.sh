@@ -7,7 +7,9 @@
 # plugins in a real front-end slurmctld, built from the same source),
 # `make check-sim` (the simulation harness end to end), `make check-ib`
 # (qft's tables in a real OpenSM on ibsim), `make check-fuzz` (libFuzzer
-# on every parser, 20 s each), then prints the benchmark figures. Needs root (apt-get, slurmd).
+# on every parser, 20 s each), `make check-slurm` again against Slurm 24.11
+# (built from Debian 13's tarball), then prints the benchmark figures.
+# Needs root (apt-get, slurmd).
 #
 # Usage: contribs/check.sh [all|slurm]
 #   slurm  only the Slurm part: Slurm source, the release build, check-slurm.
@@ -69,5 +71,18 @@ echo "== make check-ib (OpenSM on ibsim)"
 make -C "$top/build/release$sfx" -s check-ib
 echo "== make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
 make -C "$top/build/release$sfx" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-20}"
+if [ -z "$sfx" ]; then
+	# the plugins against Slurm 24.11 too: its build (about 5 min the
+	# first time), the plugins, their Slurm tests (the unit tests above
+	# do not depend on Slurm)
+	echo "== Slurm 24.11: source, plugins, make check-slurm"
+	QFT_SLURM_SERIES=24.11 "$top/contribs/slurm/slurm-source.sh" \
+		>"$top/build/slurm-source-24.11.log" 2>&1 || {
+		tail -30 "$top/build/slurm-source-24.11.log"
+		exit 1
+	}
+	build=$(QFT_SLURM_SERIES=24.11 "$top/contribs/scripts/build.sh" release-24.11)
+	make -C "$build" -s check-slurm
+fi
 echo "== make bench (figures, not pass/fail)"
 make -C "$top/build/release$sfx" -s bench

@@ -26,6 +26,27 @@ check() { # check DESCRIPTION CMD...: ok if CMD succeeds
 	shift
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
+skip() { say "skip: $*"; }
+# One real slurmd per node needs Debian's non-front-end daemons: 22.05 only
+# (the 24.11 build is a front-end one).
+real_nodes() { [ "$SERIES" = 22.05 ]; }
+# reconfigure_rejected LOG REGEX: a reconfigure refused what REGEX names
+# and kept what it had. 22.05: slurmctld logs it and keeps the fabric;
+# 24.11: the new slurmctld stops on it and the running one resumes.
+reconfigure_rejected() {
+	if [ "$SERIES" = 22.05 ]; then
+		grep -q "$2.*; keeping the fabric loaded from" "$1"
+	else
+		grep -q "fatal: $2" "$1" && grep -q "Resuming operation, reconfigure failed" "$1"
+	fi
+}
+# recovered_jobs LOG: how many running jobs select/rlft took in after the
+# last start of slurmctld (job_init's count).
+recovered_jobs() {
+	awk '/slurmctld version .* started/ {n = ""}
+		/select\/rlft: tracking [0-9]+ running jobs/ && n == "" {n = $0}
+		END {print n}' "$1" | grep -oE '[0-9]+ running' | cut -d' ' -f1
+}
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1 = '$2', wanted '$3'"; fi; }
 
 stop_all() {
@@ -40,6 +61,13 @@ finish() {
 	echo "${TEST_NAME:-test}: $PASS passed, $FAIL failed"
 	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
 	exit $?
+}
+
+# A whole test that cannot run on this Slurm: says why, passes nothing.
+skip_test() {
+	say "skip: $*"
+	echo "${TEST_NAME:-test}: skipped on Slurm $SERIES"
+	exit 0
 }
 
 # plugin_dir DIR: the built plugins, copied where PluginDir can list them.

@@ -76,8 +76,8 @@ cp "$lft" "$T/updn.good"
 printf 'Unicast lids [0x0-0x30] of switch Lid 1 guid 0xnotahex (x):\n' >"$lft"
 "$BIN/scontrol" reconfigure
 sleep 2
-check "a malformed LftFile on reconfigure is named with its line" \
-	grep -q "topology/qft: .*qft.conf: Routing: $lft:1: .*keeping the fabric loaded from" "$LOG"
+check "a malformed LftFile on reconfigure is named with its line, and refused" \
+	reconfigure_rejected "$LOG" "topology/qft: .*qft.conf: Routing: $lft:1: "
 check "slurmctld alive after it" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
 run_jobs 32
 expect_eq "the kept routing still predicts updn's figures" "$(got_hsd "$T/jobs/${ids[0]}.env")" "2.452 4"

@@ -123,8 +123,7 @@ if [ "$SERIES" = 22.05 ]; then
 	check "select/rlft tracks the recovered jobs" grep -q "select/rlft: JobId=[0-9]* tracked, $(wc -l <"$T/running.jobs") running jobs" "$LOG"
 else
 	# all at once, in job_init: the first count after the last start
-	expect_eq "select/rlft tracks the recovered jobs" \
-		"$(awk '/slurmctld version .* started/ {n = ""} /select\/rlft: tracking [0-9]+ running jobs/ && n == "" {n = $0} END {print n}' "$LOG" | grep -oE '[0-9]+ running' | cut -d' ' -f1)" \
+	expect_eq "select/rlft tracks the recovered jobs" "$(recovered_jobs "$LOG")" \
 		"$(wc -l <"$T/running.jobs")"
 fi
 # the pending burst would be ahead of it: only the running jobs stay

@@ -14,6 +14,7 @@
 TEST_NAME=test-spank
 . "$(dirname "$0")/lib.sh"
 
+real_nodes || skip_test "real slurmd and slurmstepd (--real-nodes) exist for Slurm 22.05 only"
 SPANK=${QFT_SPANK_BUILD:-$QFT_PLUGIN_BUILD/../../contribs/spank}/spank_qft_lid.so
 [ -f "$SPANK" ] || { bad "no $SPANK: build with the Slurm source (make builds it)"; finish; }
 SPANK=$(cd "$(dirname "$SPANK")" && pwd)/spank_qft_lid.so

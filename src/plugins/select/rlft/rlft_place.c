@@ -403,6 +403,16 @@ static bool _set16(uint16_t v)
 	return v && v != NO_VAL16 && v != INFINITE16;
 }
 
+/* Whether TRES per task names only CPUs: Slurm 24.11 writes -c N there
+ * too ("cpu=N"), besides details->cpus_per_task, which the count uses. */
+static bool _only_cpus(const char *tres_per_task)
+{
+	for (const char *p = tres_per_task; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, "cpu=", 4))
+			return false;
+	return true;
+}
+
 /* A request the node count model does not cover, or NULL. */
 static const char *_cannot_tell(job_record_t *job_ptr)
 {
@@ -413,7 +423,7 @@ static const char *_cannot_tell(job_record_t *job_ptr)
 		   _set16(mc->threads_per_core) || _set16(mc->ntasks_per_socket) ||
 		   _set16(mc->ntasks_per_core) || _set16(mc->ntasks_per_board)))
 		return "sockets, cores or threads requested";
-	if (job_ptr->cpus_per_tres || job_ptr->tres_per_task || job_ptr->tres_per_job ||
+	if (job_ptr->cpus_per_tres || !_only_cpus(job_ptr->tres_per_task) || job_ptr->tres_per_job ||
 	    _set16(d->ntasks_per_tres))
 		return "GPUs or other TRES per job, task or CPU requested";
 	return NULL;
