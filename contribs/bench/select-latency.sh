@@ -7,8 +7,11 @@
 # main-scheduler cycle (mean over every cycle after the reset, and the
 # count of cycles) for both, the ratio rlft/cons_tres, and what select/rlft
 # did under slurmctld's locks per job (placement, cons_tres's job_test after
-# it, job_begin, job_fini; from its log lines). Figures, no asserts. Root.
+# it, job_begin, job_fini; from its log lines). With QFT_SLURM_SERIES=24.11
+# on Slurm 24.11, with cons_tres + topology/qft as a third configuration.
+# Figures, no asserts. Root.
 #   usage: contribs/bench/select-latency.sh BUILD-DIR [RUNNING-JOBS [WAVES]]
+#   QFT_BENCH_NODES=1944 or 4536: one tree only
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?usage: $0 BUILD-DIR [RUNNING-JOBS [WAVES]]}" && pwd)
@@ -21,6 +24,10 @@ rm -rf "$work"
 mkdir -p "$work/plugins"
 cp "$build"/src/plugins/*/*/*.so "$work/plugins/"
 "$top/contribs/slurm/slurm-frontend.sh" >/dev/null
+# Slurm 24.11 (QFT_SLURM_SERIES=24.11): also stock cons_tres with
+# topology/qft, which places in its eval_nodes hook there
+configs_24=
+[ "${QFT_SLURM_SERIES:-22.05}" = 22.05 ] || configs_24=qft
 small=(1 2 3 4 6 8 9 12 18 1)
 more=(18 36 7 100 2 54 9 72 1 5)
 
@@ -43,15 +50,19 @@ printf '%-6s %-26s %7s %7s %11s %6s %10s %12s %10s %9s\n' nodes config running c
 	place cons_tres job_begin job_fini
 for spec in "1944:3;18,18,6;1,18,6;1,1,3" "4536:3;18,18,14;1,18,9;1,1,2"; do
 	n=${spec%%:*}
+	# QFT_BENCH_NODES=1944: that size only
+	[ -z "${QFT_BENCH_NODES:-}" ] || [ "$QFT_BENCH_NODES" = "$n" ] || continue
 	tuple=${spec#*:}
 	"$qft" gen pgft "$tuple" -o "$work/fabric.json" 2>/dev/null
 	"$qft" topology-conf --fabric "$work/fabric.json" -o "$work/topology.conf"
 	echo "FabricFile=fabric.json" >"$work/qft.conf"
 	base_mean=
-	for config in tree rlft; do
+	for config in tree rlft $configs_24; do
 		w=$work/c-$n-$config
 		if [ $config = rlft ]; then
 			args=(-t topology/qft -s select/rlft -c "$work/qft.conf" -c "$work/fabric.json")
+		elif [ $config = qft ]; then
+			args=(-t topology/qft -s select/cons_tres -c "$work/qft.conf" -c "$work/fabric.json")
 		else
 			args=(-t topology/tree -s select/cons_tres -c "$work/topology.conf")
 		fi
@@ -85,7 +96,8 @@ for spec in "1944:3;18,18,6;1,18,6;1,1,3" "4536:3;18,18,14;1,18,9;1,1,2"; do
 		fi
 		log=$w/log/slurmctld.log
 		printf '%-6s %-26s %7s %7s %11s %6s %10s %12s %10s %9s\n' "$n" \
-			"$([ $config = rlft ] && echo "select/rlft+topology/qft" || echo "cons_tres+topology/tree")" \
+			"$(case $config in rlft) echo "select/rlft+topology/qft" ;; qft) echo "cons_tres+topology/qft" ;;
+				*) echo "cons_tres+topology/tree" ;; esac)" \
 			"$("$w/bin/squeue" -h -t R | wc -l)" "$(sdiag_field "$w" "Total cycles:")" "$mean" "$ratio" \
 			"$([ $config = rlft ] && log_us "$log" "placed in" || echo -)" \
 			"$([ $config = rlft ] && log_us "$log" "cons_tres" || echo -)" \

@@ -181,7 +181,7 @@ if ! real_nodes; then
 	skip "section 3: real slurmd (--real-nodes) exist for Slurm 22.05 only"
 elif start_cluster "$W" --real-nodes --node-file "$T/nodes4" -p "$T/plugins" -t topology/qft \
 	-c "$T/c3conf/qft.conf" -c "$T/fabric4.json"; then
-	out=$(cd "$W" && timeout 60 "$W/bin/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN' 2>&1 | sed 's/^[0-9]*: //' | sort)
+	out=$(cd "$W" && timeout 60 "$W/bin/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN' 2>&1 | grep -v '^srun: ' | sed 's/^[0-9]*: //' | sort)
 	expect_eq "topology addresses seen by the tasks" "$(echo "$out" | paste -sd,)" \
 		"n0001 L2-0.L1-0.n0001 switch.switch.node,n0002 L2-0.L1-0.n0002 switch.switch.node,n0003 L2-0.L1-1.n0003 switch.switch.node,n0004 L2-0.L1-1.n0004 switch.switch.node"
 else
@@ -332,9 +332,9 @@ elif start_cluster "$W" --real-nodes --configless --node-file "$T/nodes4" -p "$T
 	ok "configless cluster with topology/qft up (4 real slurmd)"
 	check "slurmd runs on fetched configs, without qft.conf" sh -c \
 		"[ -f '$W/spool/slurmd.n0001/conf-cache/slurm.conf' ] && [ ! -e '$W/spool/slurmd.n0001/conf-cache/qft.conf' ]"
-	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l hostname 2>&1 | wc -l)
+	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l hostname 2>&1 | grep -vc '^srun: ')
 	expect_eq "srun -N4 hostname" "$out" 4
-	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR' 2>&1 | sed 's/^[0-9]*: //' | sort | paste -sd,)
+	out=$(cd "$W" && timeout 60 "$BIN/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR' 2>&1 | grep -v '^srun: ' | sed 's/^[0-9]*: //' | sort | paste -sd,)
 	expect_eq "topology addresses from slurmctld's switch table" "$out" \
 		"n0001 L2-0.L1-0.n0001,n0002 L2-0.L1-0.n0002,n0003 L2-0.L1-1.n0003,n0004 L2-0.L1-1.n0004"
 	id=$(cd "$W" && "$BIN/sbatch" --parsable -N2 -o "$W/job-%j.out" --wrap 'srun hostname')

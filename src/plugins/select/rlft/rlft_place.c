@@ -314,24 +314,27 @@ static int _running_id(void *x, void *arg)
 	return 0;
 }
 
-extern void rlft_sync_jobs(void)
+extern bool rlft_sync_jobs(void)
 {
 	running_t now = {0};
 	size_t a = 0, b = 0;
+	bool changed = false;
 
 	if (!placer || !job_list)
-		return;
+		return false;
 	list_for_each(job_list, _running_id, &now);
 	qsort(now.ids, now.n, sizeof(uint32_t), _cmp_u32);
 	/* a merge of the two sorted lists: ended jobs leave, new ones come */
 	while (a < synced_cnt || b < now.n) {
 		if (b == now.n || (a < synced_cnt && synced[a] < now.ids[b])) {
 			lib->placer_remove_job(placer, synced[a++]);
+			changed = true;
 		} else if (a == synced_cnt || now.ids[b] < synced[a]) {
 			job_record_t *job_ptr = find_job_record(now.ids[b]);
 			if (job_ptr)
 				_track(job_ptr);
 			b++;
+			changed = true;
 		} else {
 			a++;
 			b++;
@@ -340,6 +343,7 @@ extern void rlft_sync_jobs(void)
 	xfree(synced);
 	synced = now.ids;
 	synced_cnt = now.n;
+	return changed;
 }
 
 extern void rlft_fini(void)

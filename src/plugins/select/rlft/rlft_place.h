@@ -41,8 +41,9 @@ extern void rlft_not_placed(job_record_t *job_ptr);
 extern void rlft_forget_choice(job_record_t *job_ptr);
 /* Tracks the running jobs of slurmctld's job_list and forgets the ended
  * ones: for a caller that no job_begin or job_fini reaches (topology/qft's
- * eval_nodes on Slurm 24.11 without select/rlft). */
-extern void rlft_sync_jobs(void);
+ * eval_nodes on Slurm 24.11 without select/rlft). RET whether any came or
+ * went. */
+extern bool rlft_sync_jobs(void);
 /* The job now holds its nodes: track it, give it its environment. */
 extern void rlft_job_begin(job_record_t *job_ptr);
 extern void rlft_job_fini(job_record_t *job_ptr);

@@ -59,6 +59,7 @@ typedef struct {
 /* The placer chooses nodes here: slurmctld with a fabric, and a
  * SelectType other than select/rlft (which places in its job_test). */
 static bool placing = false;
+static void _forget_last(void);
 
 /* slurmctld's switch table, the nodes below each record, and below any. */
 static topo_info_t *recs = NULL;
@@ -147,6 +148,7 @@ extern int topology_p_build_config(void)
 	qft_topo_report_mismatch();
 	_build_table(fabric);
 	placing = qft_in_slurmctld() && xstrcmp(slurm_conf.select_type, "select/rlft");
+	_forget_last(); /* node indexes may have changed */
 	if (placing) {
 		info("%s: SelectType=%s: topology/qft places jobs in eval_nodes (select/rlft would also give them their QFT_* environment and LID choice)",
 		     plugin_type, slurm_conf.select_type);
@@ -157,9 +159,57 @@ extern int topology_p_build_config(void)
 
 extern void qft_topo_fini_placement(void)
 {
+	_forget_last();
 	if (placing)
 		rlft_fini();
 	placing = false;
+}
+
+/* The last decision: cons_tres evaluates a job several times in one
+ * job_test (nodes free now, then with shared and preemptable ones) and
+ * every pending job in each scheduling cycle; while no job started or
+ * ended, the same job on the same nodes gets the same answer. */
+static struct {
+	uint32_t job_id, min, max, req;
+	bitstr_t *offered, *chosen; /* chosen: NULL unless placed */
+	uint32_t count;
+} last;
+
+static void _forget_last(void)
+{
+	last.job_id = 0;
+	FREE_NULL_BITMAP(last.offered);
+	FREE_NULL_BITMAP(last.chosen);
+}
+
+/* The placer's answer for the job on te->node_map, or the last one. */
+static int _choose(topology_eval_t *te, uint32_t *count)
+{
+	bool changed = rlft_sync_jobs();
+	int rc;
+
+	if (!changed && last.offered && last.job_id == te->job_ptr->job_id &&
+	    last.min == te->min_nodes && last.max == te->max_nodes && last.req == te->req_nodes &&
+	    bit_equal(last.offered, te->node_map)) {
+		if (!last.chosen)
+			return SLURM_ERROR;
+		bit_copybits(te->node_map, last.chosen);
+		*count = last.count;
+		return RLFT_RESTRICTED;
+	}
+	_forget_last();
+	last.job_id = te->job_ptr->job_id;
+	last.min = te->min_nodes;
+	last.max = te->max_nodes;
+	last.req = te->req_nodes;
+	last.offered = bit_copy(te->node_map);
+	rc = rlft_job_test(te->job_ptr, te->node_map, te->min_nodes, te->max_nodes,
+			   te->req_nodes, SELECT_MODE_RUN_NOW, NULL, count);
+	if (rc == RLFT_RESTRICTED) {
+		last.chosen = bit_copy(te->node_map);
+		last.count = *count;
+	}
+	return rc;
 }
 
 /* Narrows the job to the nodes the placer chose and lets Slurm's common
@@ -177,11 +227,9 @@ static int _place(topology_eval_t *te)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	rlft_sync_jobs();
 	offered = bit_copy(te->node_map);
 	cores = copy_core_array(te->avail_core);
-	rc = rlft_job_test(te->job_ptr, te->node_map, min, max, req, SELECT_MODE_RUN_NOW, NULL,
-			   &count);
+	rc = _choose(te, &count);
 	if (rc == RLFT_RESTRICTED) {
 		long placed_usec = rlft_usec_since(&t0);
 
