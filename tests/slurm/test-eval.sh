@@ -72,7 +72,17 @@ check "  placed by the placer" grep -qE "topology/qft: JobId=$id on 10 nodes the
 # shellcheck disable=SC2046
 check "  on nodes no other job holds" sh -c "[ \$( (for j in ${ids[*]}; do '$BIN/scontrol' show hostnames \$('$BIN/squeue' -h -j \$j -o %N); done; '$BIN/scontrol' show hostnames $(nodes_of "$id")) | sort | uniq -d | wc -l) = 0 ]"
 
-# --- 3. the free nodes in fragments: the job still starts -------------------
+# --- 3. a request the placer cannot count: Slurm's own choice ---------------
+id=$("$BIN/sbatch" --parsable -N 2 --sockets-per-node=1 -o "$T/jobs/%j.out" --wrap "sleep 600")
+for _ in $(seq 1 60); do [ "$("$BIN/squeue" -h -j "$id" -o %T)" = RUNNING ] && break; sleep 0.5; done
+expect_eq "-N 2 --sockets-per-node=1 (the placer passes) runs on 2 nodes" \
+	"$("$BIN/squeue" -h -j "$id" -o %T) $("$BIN/scontrol" show hostnames "$(nodes_of "$id")" | wc -l)" "RUNNING 2"
+expect_eq "  and every evaluation of it (backfill's too) chose 2 nodes" \
+	"$(grep -oE "JobId=$id nhosts:[0-9]+" "$LOG" | sort -u | paste -sd,)" "JobId=$id nhosts:2"
+"$BIN/scancel" "$id"
+sleep 1
+
+# --- 4. the free nodes in fragments: the job still starts -------------------
 # 1944 - 1143 busy = 801 free, in three runs: no 700-node block run
 id=$(submit 700)
 for _ in $(seq 1 60); do [ "$("$BIN/squeue" -h -j "$id" -o %T)" = RUNNING ] && break; sleep 0.5; done

@@ -229,8 +229,9 @@ static int _place(topology_eval_t *te)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	offered = bit_copy(te->node_map);
 	cores = copy_core_array(te->avail_core);
-	rc = _choose(te, &count);
-	if (rc == RLFT_RESTRICTED) {
+	/* anything but a placement (RLFT_PASS is 0, as SLURM_SUCCESS is):
+	 * Slurm's own choice on every node offered */
+	if (_choose(te, &count) == RLFT_RESTRICTED) {
 		long placed_usec = rlft_usec_since(&t0);
 
 		te->min_nodes = te->max_nodes = te->req_nodes = count;
@@ -239,30 +240,22 @@ static int _place(topology_eval_t *te)
 			 plugin_type, te->job_ptr, count,
 			 rc == SLURM_SUCCESS ? "resources found" : "resources do not fit, common choice",
 			 placed_usec, rlft_usec_since(&t0));
-		if (rc != SLURM_SUCCESS) {
-			te->min_nodes = min;
-			te->max_nodes = max;
-			te->req_nodes = req;
-			bit_copybits(te->node_map, offered);
-			core_array_or(te->avail_core, cores);
-		}
+		if (rc == SLURM_SUCCESS)
+			goto out;
+		te->min_nodes = min;
+		te->max_nodes = max;
+		te->req_nodes = req;
+		core_array_or(te->avail_core, cores);
 	}
-	if (rc != SLURM_SUCCESS) {
-		bit_copybits(te->node_map, offered);
-		rc = common_topo_choose_nodes(te);
-	}
+	bit_copybits(te->node_map, offered);
+	rc = common_topo_choose_nodes(te);
+out:
 	rlft_forget_choice(te->job_ptr);
 	FREE_NULL_BITMAP(offered);
 	free_core_array(&cores);
 	return rc;
 }
 
-/*
- * topology_p_eval_nodes - choose the job's nodes, cores and GRES inside
- *	topo_eval->node_map: the placer's nodes (under select/rlft the map
- *	holds just those already), then Slurm's common choice there (best fit
- *	in node order, which is tree order).
- */
 /* As topology/tree: nodes outside every switch never join nodes inside
  * one in a job. A job that requires some of both is refused; one that
  * requires nodes outside gets only those; any other only fabric nodes. */
@@ -284,6 +277,12 @@ static int _one_side(topology_eval_t *te)
 	return SLURM_SUCCESS;
 }
 
+/*
+ * topology_p_eval_nodes - choose the job's nodes, cores and GRES inside
+ *	topo_eval->node_map: the placer's nodes (under select/rlft the map
+ *	holds just those already), then Slurm's common choice there (best fit
+ *	in node order, which is tree order).
+ */
 extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 {
 	topo_eval->eval_nodes = NULL;
