@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Exports: qft topology-conf (the tree as topology.conf for stock
-// topology/tree), qft lft (closed-form D-Mod-K tables for OpenSM's file
-// routing engine).
+// topology/tree, or with --block for 24.11's topology/block), qft lft
+// (closed-form D-Mod-K tables for OpenSM's file routing engine).
 #include <cstdio>
 
 #include "contribs/qft/cli.hpp"
@@ -14,13 +14,15 @@ namespace qft::cli {
 
 int cmd_topology_conf(int argc, char **argv)
 {
-	Args args(argc, argv, 2, {"--fabric", "-o"}, {});
+	Args args(argc, argv, 2, {"--fabric", "-o"}, {"--block"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "");
 	if (!m->tree())
 		fail(Status::invalid, args.need("--fabric"),
 		     ": the fabric has no PGFT tree to export");
-	std::string text = topology_conf_text(m->fabric(), m->need_tree());
+	std::string text = args.has("--block")
+				   ? topology_block_conf_text(m->fabric(), m->need_tree())
+				   : topology_conf_text(m->fabric(), m->need_tree());
 	write_output(args, text);
 	return 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// qft gen pgft: a PGFT fabric as JSON and as an ibsim net file.
+// qft gen pgft|qft: a PGFT fabric, or the Quasi Fat Tree derived from the
+// PGFT tuple (lib/tree/qft_wiring.hpp), as JSON and as an ibsim net file.
 #include <cstdio>
 
 #include "contribs/qft/cli.hpp"
@@ -7,6 +8,7 @@
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/fabric/ibsim_net.hpp"
 #include "lib/tree/generate.hpp"
+#include "lib/tree/qft_wiring.hpp"
 
 namespace qft::cli {
 
@@ -17,9 +19,12 @@ int cmd_gen(int argc, char **argv)
 		   "--shuffle-names", "--width", "--speed"},
 		  {"--require-rlft"});
 	const auto &pos = args.positional();
-	if (pos.size() != 2 || pos[0] != "pgft")
-		throw UsageError{"expected: gen pgft TUPLE"};
+	if (pos.size() != 2 || (pos[0] != "pgft" && pos[0] != "qft"))
+		throw UsageError{"expected: gen pgft TUPLE or gen qft TUPLE"};
+	const bool qft = pos[0] == "qft";
 	Pgft g = Pgft::parse(pos[1]);
+	if (qft)
+		check_qft(g);
 	std::vector<std::string> why = g.rlft_violations();
 	for (const std::string &w : why)
 		std::fprintf(stderr, "qft gen: %s PGFT(%s) is not an RLFT: %s\n",
@@ -36,7 +41,7 @@ int cmd_gen(int argc, char **argv)
 		opt.shuffle_names = args.number("--shuffle-names", 0, ~0ul);
 	opt.rate.width = args.get("--width", opt.rate.width);
 	opt.rate.speed = args.get("--speed", opt.rate.speed);
-	Fabric f = generate_pgft(g, opt);
+	Fabric f = qft ? generate_qft(g, opt) : generate_pgft(g, opt);
 
 	std::string out = args.has("-o") ? args.get("-o") : args.get("--output", "-");
 	if (out == "-")
@@ -45,9 +50,9 @@ int cmd_gen(int argc, char **argv)
 		fabric_save_json(f, out);
 	if (args.has("--ibsim"))
 		save_ibsim_net(f, args.get("--ibsim"));
-	std::fprintf(stderr, "qft gen: PGFT(%s): %zu hosts, %zu switches, block %llu\n",
-		     g.text().c_str(), f.hosts().size(), f.node_count() - f.hosts().size(),
-		     (unsigned long long)g.block());
+	std::fprintf(stderr, "qft gen: %sPGFT(%s): %zu hosts, %zu switches, block %llu\n",
+		     qft ? "QFT of " : "", g.text().c_str(), f.hosts().size(),
+		     f.node_count() - f.hosts().size(), (unsigned long long)g.block());
 	return 0;
 }
 

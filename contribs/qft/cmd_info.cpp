@@ -24,7 +24,8 @@ int cmd_info(int argc, char **argv)
 		return 0;
 	}
 	const Pgft &g = m->need_tree().pgft();
-	std::printf("tree PGFT(%s)\nlevels %u\nblock %llu\n", g.text().c_str(), g.h(),
+	std::printf("tree %sPGFT(%s)\nlevels %u\nblock %llu\n",
+		    m->need_tree().qft() ? "QFT of " : "", g.text().c_str(), g.h(),
 		    (unsigned long long)g.block());
 	for (unsigned l = 0; l <= g.h(); l++)
 		std::printf("level %u: %llu nodes, %u down-ports, %u up-ports\n", l,

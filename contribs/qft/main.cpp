@@ -12,7 +12,7 @@ namespace {
 const char kUsage[] =
 	"usage: qft COMMAND [OPTIONS]\n"
 	"commands:\n"
-	"  gen pgft TUPLE [-o FABRIC.json] [--ibsim NET] [--names PATTERN]\n"
+	"  gen pgft|qft TUPLE [-o FABRIC.json] [--ibsim NET] [--names PATTERN]\n"
 	"                 [--first N] [--lmc N] [--shuffle-names SEED] [--require-rlft]\n"
 	"  import ibnetdiscover FILE [-o FABRIC.json] [--names REGEX] [--raw] [--json]\n"
 	"  discover [-C CA] [-P PORT] [-o FABRIC.json] [--names REGEX] [--raw] [--json]\n"
@@ -27,7 +27,7 @@ const char kUsage[] =
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
 	"  place    --fabric F --nodes N [--running FILE] [--remainder exact|reserve]\n"
 	"           [--eligible LIST] [--require LIST] [--no-congestion] [--explain]\n"
-	"  topology-conf --fabric F [-o FILE]\n"
+	"  topology-conf --fabric F [--block] [-o FILE]\n"
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  lid      --fabric F --hosts LIST [--choice job|dest|pair|stripe] [--lmc N]\n"
 	"           [--pattern P] [-o TABLE] | --compare\n"

@@ -25,6 +25,11 @@ constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
 enum class NodeType : uint8_t { switch_node, host };
 
+// What the tree tuple describes: the PGFT it names (seed 000 IV-B), or the
+// Quasi Fat Tree derived from that PGFT (seed 002, lib/tree/qft_wiring.hpp).
+// Both number their nodes alike; only the cables differ.
+enum class TreeKind : uint8_t { pgft, qft };
+
 // Link width and speed as ibnetdiscover prints them ("4x", "HDR").
 struct LinkRate {
 	std::string width = "4x";
@@ -84,9 +89,15 @@ public:
 	unsigned lmc() const { return lmc_; }
 	void set_lmc(unsigned lmc);
 
-	// The PGFT tuple text the tree annotation refers to, empty if none.
+	// The PGFT tuple text the tree annotation refers to, empty if none,
+	// and whether the fabric is that PGFT or its QFT.
 	const std::string &tree_tuple() const { return tree_tuple_; }
-	void set_tree_tuple(std::string t) { tree_tuple_ = std::move(t); }
+	TreeKind tree_kind() const { return tree_kind_; }
+	void set_tree_tuple(std::string t, TreeKind kind = TreeKind::pgft)
+	{
+		tree_tuple_ = std::move(t);
+		tree_kind_ = kind;
+	}
 
 	// "desc" port N, for messages and reports.
 	std::string port_label(PortIdx idx) const;
@@ -104,6 +115,7 @@ private:
 	std::unordered_map<uint64_t, NodeId> by_guid_;
 	unsigned lmc_ = 0;
 	std::string tree_tuple_;
+	TreeKind tree_kind_ = TreeKind::pgft;
 };
 
 std::string guid_text(uint64_t guid);

@@ -119,8 +119,19 @@ Fabric fabric_parse_json(const std::string &text, const std::string &origin)
 	Fabric f;
 	if (json_t *lmc = r.member(root.get(), "top level", "lmc", false))
 		f.set_lmc(static_cast<unsigned>(r.uint(lmc, "lmc", 7)));
-	if (json_t *tree = r.member(root.get(), "top level", "tree", false))
-		f.set_tree_tuple(r.str(tree, "tree"));
+	if (json_t *tree = r.member(root.get(), "top level", "tree", false)) {
+		// "tree_kind": "qft" makes the tuple name the PGFT's QFT; absent or
+		// "pgft", the PGFT itself (files from before QFTs have none).
+		TreeKind kind = TreeKind::pgft;
+		if (json_t *k = r.member(root.get(), "top level", "tree_kind", false)) {
+			const std::string kind_text = r.str(k, "tree_kind");
+			if (kind_text == "qft")
+				kind = TreeKind::qft;
+			else if (kind_text != "pgft")
+				r.bad("tree_kind", "\"pgft\" or \"qft\"");
+		}
+		f.set_tree_tuple(r.str(tree, "tree"), kind);
+	}
 
 	json_t *switches = r.array(r.member(root.get(), "top level", "switches", true),
 				   "switches");
@@ -210,6 +221,9 @@ std::string fabric_to_json(const Fabric &f)
 	json_object_set_new(root.get(), "lmc", json_integer(f.lmc()));
 	if (!f.tree_tuple().empty())
 		json_object_set_new(root.get(), "tree", json_string(f.tree_tuple().c_str()));
+	// Only a QFT says its kind: a PGFT's file stays as it was.
+	if (!f.tree_tuple().empty() && f.tree_kind() == TreeKind::qft)
+		json_object_set_new(root.get(), "tree_kind", json_string("qft"));
 	JsonPtr switches_ptr(json_array()), hosts_ptr(json_array()),
 		links_ptr(json_array());
 	json_t *switches = switches_ptr.get(), *hosts = hosts_ptr.get(),
@@ -250,7 +264,7 @@ std::string fabric_to_json(const Fabric &f)
 	// One node or link per line: readable, diffable, and a syntax error's
 	// line number points at one record.
 	std::string out = "{\n";
-	const char *scalars[] = {"format", "version", "lmc", "tree"};
+	const char *scalars[] = {"format", "version", "lmc", "tree", "tree_kind"};
 	for (const char *key : scalars) {
 		json_t *v = json_object_get(root.get(), key);
 		if (!v)

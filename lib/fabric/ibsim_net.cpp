@@ -26,7 +26,8 @@ void write_ibsim_net(const Fabric &f, std::ostream &out)
 	size_t switches = f.node_count() - f.hosts().size();
 	out << "# ibsim net file written by qft (slurm-qft)";
 	if (!f.tree_tuple().empty())
-		out << " for PGFT(" << f.tree_tuple() << ")";
+		out << (f.tree_kind() == TreeKind::qft ? " for the QFT of PGFT(" : " for PGFT(")
+		    << f.tree_tuple() << ")";
 	// ibsim's defaults are 2048 nodes, 256 switches, 13312 ports.
 	out << "\n# " << f.node_count() << " nodes, " << switches << " switches, "
 	    << f.port_count() + switches << " ports: run ibsim -s -N "

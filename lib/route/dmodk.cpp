@@ -14,6 +14,10 @@ DModK::DModK(const Fabric &fabric, const Tree &tree)
 	// A host without a tree position (its cable cut) stays in the host
 	// table: path() to or from it is Error(unroutable), the rest routes.
 	const Pgft &g = tree.pgft();
+	if (tree.qft())
+		fail(Status::invalid, "D-Mod-K (seed 000 eq. 1) routes a PGFT; the fabric is the "
+				      "QFT of PGFT(", g.text(), "): route it by its closed form "
+				      "(lib/route/qft_route.hpp)");
 	size_t hosts = fabric.hosts().size();
 	tree_index_.resize(hosts);
 	src_base_.resize(hosts * h_);

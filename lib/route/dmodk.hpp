@@ -26,6 +26,9 @@
 // is eq. 1 and theorem 2 unchanged. A destination the rule cannot reach,
 // or a host without a tree position, is Error(unroutable).
 //
+// A QFT (Tree::qft()) is refused: its cables differ; lib/route/qft_route.hpp
+// routes it.
+//
 // Not checked: that the fabric is an RLFT (the formula routes any PGFT, but
 // the congestion-free theorems need an RLFT).
 #ifndef QFT_ROUTE_DMODK_HPP

@@ -7,6 +7,7 @@
 #include "lib/common/error.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/route/lft.hpp"
+#include "lib/route/qft_route.hpp"
 #include "lib/route/router.hpp"
 
 namespace qft {
@@ -69,10 +70,16 @@ struct RouterEntry {
 const std::vector<RouterEntry> &entries()
 {
 	static const std::vector<RouterEntry> table = {
-		{{"dmodk", "", "closed-form D-Mod-K on the recognised PGFT (seed 000 eq. 1)"},
+		// One name for the closed form of the fabric's tree: a QFT's is
+		// seed 002's (lib/route/qft_route.hpp), whose name() says "qft".
+		{{"dmodk", "",
+		  "closed-form D-Mod-K on the recognised PGFT (seed 000 eq. 1); on a QFT, "
+		  "its closed form (seed 002 slide 16)"},
 		 [](const Fabric &f, const Tree *t, const std::string &) -> std::unique_ptr<Router> {
 			 if (!t)
 				 fail(Status::invalid, "routing dmodk needs the fabric's PGFT tree");
+			 if (t->qft())
+				 return std::make_unique<QftRoute>(f, *t);
 			 return std::make_unique<DModK>(f, *t);
 		 }},
 		{{"lft", "FILE",

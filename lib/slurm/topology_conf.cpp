@@ -38,4 +38,60 @@ std::string topology_conf_text(const Fabric &fabric, const Tree &tree)
 	return out;
 }
 
+namespace {
+
+std::vector<std::string> named_hosts(const Fabric &fabric, const SwitchGroup &g)
+{
+	std::vector<std::string> names;
+	for (HostOrd h : g.hosts)
+		if (!fabric.node(fabric.hosts()[h]).name.empty())
+			names.push_back(fabric.node(fabric.hosts()[h]).name);
+	return names;
+}
+
+// Aggregate sizes, in leaves, that tile every level-l subtree (l >= 2).
+std::vector<uint64_t> tree_aggregates(const Pgft &pgft)
+{
+	std::vector<uint64_t> sizes;
+	uint64_t leaves = pgft.hosts() / pgft.m(1);
+	for (uint64_t s = 1; s <= leaves; s *= 2) {
+		bool tiles = true;
+		for (unsigned l = 2; l <= pgft.h(); l++) {
+			uint64_t sub = pgft.M(l) / pgft.m(1); // leaves of a level-l subtree
+			tiles = tiles && (sub % s == 0 || s % sub == 0);
+		}
+		if (tiles)
+			sizes.push_back(s);
+	}
+	return sizes;
+}
+
+} // namespace
+
+std::string topology_block_conf_text(const Fabric &fabric, const Tree &tree)
+{
+	std::vector<SwitchGroup> groups = switch_groups(fabric, tree);
+	std::string blocks;
+	size_t base = SIZE_MAX;
+	for (const SwitchGroup &g : groups) { // leaves first, in tree order
+		if (g.level != 1)
+			continue;
+		std::vector<std::string> names = named_hosts(fabric, g);
+		if (names.empty())
+			continue;
+		base = std::min(base, names.size());
+		blocks += cat("BlockName=", g.name, " Nodes=", hostlist_compress(names), "\n");
+	}
+	if (base == SIZE_MAX)
+		fail(Status::invalid, "no leaf switch has a host with a Slurm name: no block to write");
+	std::string sizes;
+	for (uint64_t s : tree_aggregates(tree.pgft()))
+		sizes += cat(sizes.empty() ? "" : ",", s * base);
+	return cat("# topology.conf for topology/block (Slurm 24.11), written by qft from PGFT(",
+		   tree.pgft().text(), ")\n# one base block per leaf switch, in tree order; "
+		   "BlockSizes: the aggregates of 2^k leaves\n# that never straddle two subtrees; "
+		   "hosts without a Slurm name are left out\n",
+		   blocks, "BlockSizes=", sizes, "\n");
+}
+
 } // namespace qft

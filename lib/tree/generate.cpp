@@ -70,11 +70,12 @@ std::string format_host_name(const std::string &pattern, uint64_t number)
 	return out;
 }
 
-Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
+Fabric generate_nodes(const Pgft &g, const GenOptions &opt, TreeKind kind,
+		      std::vector<std::vector<NodeId>> &nodes)
 {
 	Fabric f;
 	f.set_lmc(opt.lmc);
-	f.set_tree_tuple(g.text());
+	f.set_tree_tuple(g.text(), kind);
 	unsigned h = g.h();
 	uint64_t n = g.hosts();
 	uint32_t lids_per_host = 1u << opt.lmc;
@@ -85,7 +86,8 @@ Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
 		// hosts from LID 2^lmc up: the block of LID 0 stays unused
 		check_lid_space(n + 1, switches, opt.lmc);
 	} catch (const Error &e) {
-		fail(e.status(), "PGFT ", g.text(), ": ", e.what());
+		fail(e.status(), kind == TreeKind::qft ? "QFT of PGFT " : "PGFT ", g.text(), ": ",
+		     e.what());
 	}
 
 	std::vector<std::string> names(n);
@@ -97,7 +99,7 @@ Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
 	}
 
 	// nodes[l][index] -> NodeId; hosts first so host ordinal == tree index.
-	std::vector<std::vector<NodeId>> nodes(h + 1);
+	nodes.assign(h + 1, {});
 	unsigned host_ports = g.up_ports(0);
 	for (uint64_t j = 0; j < n; j++) {
 		// Port p's GUID is node GUID + p (ibsim, OpenSM): step by 2.
@@ -126,6 +128,14 @@ Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
 			nodes[l].push_back(id);
 		}
 	}
+	return f;
+}
+
+Fabric generate_pgft(const Pgft &g, const GenOptions &opt)
+{
+	std::vector<std::vector<NodeId>> nodes;
+	Fabric f = generate_nodes(g, opt, TreeKind::pgft, nodes);
+	const unsigned h = g.h();
 
 	// Seed 000 IV-B: ports (l, a.., q) and (l+1, b.., r) are linked iff
 	// b_i = a_i for i != l+1; the k-th of the p_{l+1} links joins up-port

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "lib/fabric/fabric.hpp"
 #include "lib/tree/pgft.hpp"
@@ -32,6 +33,13 @@ struct GenOptions {
 // 0x0002c90300000000 + 2(j+1), so that port GUIDs (node GUID + port) stay
 // unique, switches 0x0002c90400000000 + (l << 24) + index.
 Fabric generate_pgft(const Pgft &pgft, const GenOptions &opt);
+
+// The nodes of `pgft` as generate_pgft() makes them (names, GUIDs, LIDs,
+// descriptions, tree positions), tagged `kind`, with no cable yet:
+// nodes[l][index] is the node at that position. For the generators of
+// other wirings of the same positions (lib/tree/qft_wiring.hpp).
+Fabric generate_nodes(const Pgft &pgft, const GenOptions &opt, TreeKind kind,
+		      std::vector<std::vector<NodeId>> &nodes);
 
 // Formats one host name; throws Error(invalid) for a pattern without
 // exactly one integer conversion.

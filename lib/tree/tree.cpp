@@ -5,6 +5,7 @@
 #include <map>
 
 #include "lib/common/error.hpp"
+#include "lib/tree/qft_wiring.hpp"
 
 namespace qft {
 
@@ -22,8 +23,10 @@ Tree Tree::from_fabric(const Fabric &fabric)
 	if (fabric.tree_tuple().empty())
 		fail(Status::invalid, "the fabric carries no PGFT tuple: generate it "
 				      "with 'qft gen' or recognise it first");
-	Tree t(Pgft::parse(fabric.tree_tuple()));
+	Tree t(Pgft::parse(fabric.tree_tuple()), fabric.tree_kind());
 	const Pgft &g = t.pgft_;
+	if (t.qft())
+		check_qft(g);
 	unsigned h = g.h();
 	t.nodes_.resize(h + 1);
 	t.up_.resize(h + 1);
@@ -59,9 +62,13 @@ Tree Tree::from_fabric(const Fabric &fabric)
 
 	// Up-ports: the cables from a node to one parent, in ascending port
 	// order, are its k = 0..p_{l+1}-1 parallel links to that parent, so
-	// up-port q = b_{l+1} + k w_{l+1} (seed 000 IV-B).
+	// up-port q = b_{l+1} + k w_{l+1} (seed 000 IV-B). On a QFT's
+	// side-linked level, one cable to each parent of the lower node's
+	// group, k = b_{l+2} mod p_{l+1} (lib/tree/qft_wiring.hpp).
+	const char *rule = t.qft() ? "QFT" : "PGFT";
 	for (unsigned l = 0; l < h; l++) {
 		unsigned up = g.up_ports(l), wl = g.w(l + 1), pl = g.p(l + 1);
+		const bool side = t.qft() && qft_side_linked(g, l + 1);
 		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
 			NodeId id = t.nodes_[l][idx];
 			if (id == kNone)
@@ -78,18 +85,22 @@ Tree Tree::from_fabric(const Fabric &fabric)
 				if (pn_node.level != static_cast<int>(l + 1))
 					continue;
 				std::vector<unsigned> b = g.digits(l + 1, pn_node.tree_index);
-				for (unsigned i = 1; i <= h; i++)
-					if (i != l + 1 && a[i - 1] != b[i - 1])
+				for (unsigned i = 1; i <= h; i++) {
+					// a side link also moves digit l+2 within its group
+					const bool moved = side && i == l + 2;
+					if (i != l + 1 && (moved ? a[i - 1] / pl != b[i - 1] / pl
+								 : a[i - 1] != b[i - 1]))
 						fail(Status::invalid, "cable ", fabric.port_label(pi),
-						     " -> ", fabric.port_label(peer),
-						     " breaks the PGFT connection rule: ",
-						     t.position_label(l, idx), " and ",
+						     " -> ", fabric.port_label(peer), " breaks the ", rule,
+						     " connection rule: ", t.position_label(l, idx), " and ",
 						     t.position_label(l + 1, pn_node.tree_index),
 						     " differ in digit ", i);
-				unsigned k = links_to[b[l]]++;
-				if (k >= pl)
-					fail(Status::invalid, fabric.node_label(id), " has more than p",
-					     l + 1, " = ", pl, " cables to ",
+				}
+				unsigned k = side ? b[l + 1] % pl : links_to[b[l]]++;
+				if (k >= pl || (side && t.up_[l][idx * up + b[l] + k * wl] != kNone))
+					fail(Status::invalid, fabric.node_label(id), " has more than ",
+					     side ? "1" : cat("p", l + 1, " = ", pl), " cable",
+					     side ? "" : "s", " to ",
 					     fabric.node_label(fabric.port(peer).node));
 				t.up_[l][idx * up + b[l] + k * wl] = pi;
 			}

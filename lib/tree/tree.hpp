@@ -4,6 +4,12 @@
 // Built from the tree annotations a fabric carries (Node::level and
 // tree_index, Fabric::tree_tuple), whether the generator wrote them or the
 // recognition derived them from a discovered graph.
+//
+// A fabric whose tree kind is qft (Fabric::tree_kind()) is the Quasi Fat
+// Tree of its tuple (lib/tree/qft_wiring.hpp): the same positions, and on
+// side-linked levels up-port q = b_{l+1} + k w_{l+1} leads to the parent
+// whose digit l+2 is k-th of the lower node's group (k = b_{l+2} mod
+// p_{l+1}) instead of over the k-th parallel cable.
 #ifndef QFT_TREE_TREE_HPP
 #define QFT_TREE_TREE_HPP
 
@@ -27,11 +33,15 @@ class Tree {
 public:
 	// Throws Error(invalid) naming the node when the annotation is
 	// inconsistent: a position outside the tuple, two nodes at one
-	// position, a cable that breaks the PGFT connection rule or more
-	// parallel cables than p_l.
+	// position, a cable that breaks the PGFT (or QFT) connection rule or
+	// more parallel cables than p_l (on a QFT's side-linked level, more
+	// than one); for a QFT, also a tuple check_qft() refuses.
 	static Tree from_fabric(const Fabric &fabric);
 
+	// The tuple; on a QFT, the PGFT it is derived from.
 	const Pgft &pgft() const { return pgft_; }
+	TreeKind kind() const { return kind_; }
+	bool qft() const { return kind_ == TreeKind::qft; }
 	NodeId node_at(unsigned level, uint64_t index) const
 	{
 		return nodes_[level][index];
@@ -57,9 +67,10 @@ public:
 	std::string position_label(unsigned level, uint64_t index) const;
 
 private:
-	explicit Tree(Pgft p) : pgft_(std::move(p)) {}
+	Tree(Pgft p, TreeKind kind) : pgft_(std::move(p)), kind_(kind) {}
 
 	Pgft pgft_;
+	TreeKind kind_;
 	std::vector<std::vector<NodeId>> nodes_;
 	std::vector<std::vector<PortIdx>> up_;
 	std::vector<uint64_t> host_index_;

@@ -12,7 +12,7 @@ expect_fail 1 "m_1 = 0, expected at least 1" -- "$QFT" gen pgft "2;0,4;1,4;1,1"
 expect_fail 1 "needs 400 ports" -- "$QFT" gen pgft "2;200,200;1,200;1,1"
 expect_fail 1 "not an RLFT" -- "$QFT" gen pgft "2;4,4;1,4;1,2" --require-rlft
 expect_fail 1 "expected one number conversion" -- "$QFT" gen pgft "2;4,4;1,4;1,1" --names node
-expect_fail 2 "expected: gen pgft TUPLE" -- "$QFT" gen qft "2;4,4;1,4;1,1"
+expect_fail 2 "expected: gen pgft TUPLE" -- "$QFT" gen xgft "2;4,4;1,4;1,1"
 
 # host lists
 expect_fail 1 "2 host(s) not in the fabric: x[1-2]" -- "$QFT" score --fabric "$TMP/f.json" --hosts "n0001,x1,x2"

@@ -47,4 +47,29 @@ expect_eq "route up hops" "$(grep -c ' up ' "$TMP/route")" 3
 expect_eq "topology.conf switches" "$(grep -c '^SwitchName=' "$TMP/topology.conf")" $((108 + 6 + 1))
 expect_eq "topology.conf top" "$(grep '^SwitchName=L3-0 ' "$TMP/topology.conf")" "SwitchName=L3-0 Switches=L2-[0-5] LinkSpeed=200"
 expect_eq "topology.conf first leaf" "$(grep '^SwitchName=L1-0 ' "$TMP/topology.conf")" "SwitchName=L1-0 Nodes=n[0001-0018] LinkSpeed=200"
+# topology.conf for 24.11's topology/block: a base block per leaf in tree
+# order, BlockSizes only for aggregates that tile every subtree (18 leaves
+# per pod: 1 and 2 leaves)
+"$QFT" topology-conf --block --fabric "$TMP/f.json" -o "$TMP/block.conf"
+expect_eq "block.conf blocks" "$(grep -c '^BlockName=' "$TMP/block.conf")" 108
+expect_eq "block.conf first and last" "$(grep '^BlockName=' "$TMP/block.conf" | sed -n '1p;$p' | paste -sd' ')" \
+	"BlockName=L1-0 Nodes=n[0001-0018] BlockName=L1-107 Nodes=n[1927-1944]"
+expect_eq "block.conf sizes (1944 tree)" "$(grep '^BlockSizes=' "$TMP/block.conf")" "BlockSizes=18,36"
+"$QFT" gen pgft "3;8,16,4;1,8,4;1,1,1" -o "$TMP/p2.json" 2>/dev/null
+expect_eq "block.conf sizes (16 leaves per pod, 4 pods)" \
+	"$("$QFT" topology-conf --block --fabric "$TMP/p2.json" | grep '^BlockSizes=')" "BlockSizes=8,16,32,64,128,256,512"
+# a host gone from leaf 3 (as discovery sees a cut host cable): that
+# block is smaller, and so is the base
+python3 - "$TMP/f.json" "$TMP/cut.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+gone = next(h["guid"] for h in f["hosts"] if h["name"] == "n0060")
+f["links"] = [l for l in f["links"] if gone not in (l[0], l[2])]
+f["hosts"] = [h for h in f["hosts"] if h["guid"] != gone]
+json.dump(f, open(sys.argv[2], "w"))
+PY
+"$QFT" topology-conf --block --fabric "$TMP/cut.json" -o "$TMP/cut.conf" 2>/dev/null
+expect_eq "block.conf with a cut host: its leaf" "$(grep '^BlockName=L1-3 ' "$TMP/cut.conf")" \
+	"BlockName=L1-3 Nodes=n[0055-0059,0061-0072]"
+expect_eq "block.conf with a cut host: base 17" "$(grep '^BlockSizes=' "$TMP/cut.conf")" "BlockSizes=17,34"
 finish
