@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Exports: qft topology-conf (the tree as topology.conf for stock
 // topology/tree, or with --block for 24.11's topology/block), qft lft
-// (closed-form D-Mod-K tables for OpenSM's file routing engine).
+// (the closed form's tables for OpenSM's file routing engine: D-Mod-K on a
+// PGFT, seed 002's routing on a QFT).
 #include <cstdio>
 
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/route/dmodk.hpp"
+#include "lib/route/qft_route.hpp"
 #include "lib/slurm/topology_conf.hpp"
 
 namespace qft::cli {
@@ -34,8 +36,11 @@ int cmd_lft(int argc, char **argv)
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), "dmodk");
 	if (args.has("--lmc"))
 		set_lmc_checked(m->edit_fabric(), unsigned(args.number("--lmc", 0, 7)));
-	DModK dmodk(m->fabric(), m->need_tree()); // after the LMC: it routes every offset
-	std::string text = lfts_dump_text(m->fabric(), dmodk.tables());
+	// Built after the LMC: the router routes every offset.
+	const Tree &tree = m->need_tree();
+	const Lfts lfts = tree.qft() ? QftRoute(m->fabric(), tree).tables()
+				     : DModK(m->fabric(), tree).tables();
+	std::string text = lfts_dump_text(m->fabric(), lfts);
 	write_output(args, text);
 	return 0;
 }

@@ -43,8 +43,9 @@ int cmd_info(int argc, char **argv)
 	std::fputs(unplaced_hosts_report(f, m->need_tree(), args.need("--fabric")).c_str(), stdout);
 	if (m->need_tree().missing().empty() && !m->need_tree().absent_hosts())
 		return 0;
-	// What the fallback costs (dmodk.hpp): destinations whose traffic now
-	// comes down a link that another destination's uses too.
+	// What the fallback costs (dmodk.hpp; on a QFT, qft_route.hpp's rule):
+	// destinations whose traffic now comes down a link that another
+	// destination's uses too.
 	m->set_routing("dmodk");
 	try {
 		const std::vector<HostOrd> lost = shared_down_destinations(f, m->router());

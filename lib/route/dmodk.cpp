@@ -215,106 +215,14 @@ void DModK::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
 		add_loads_by_height<false>(flows, n, loads);
 }
 
-// One switch's entries for every host LID: the first link of the rule's
-// path from it (next_hops), as the switch's IB port number.
-void DModK::table_of(NodeId sw, unsigned l, uint64_t idx, const std::vector<uint32_t> &lid,
-		     Lfts &lfts) const
-{
-	PortIdx hops[kMaxPathLinks];
-	for (HostOrd d = 0; d < tree_index_.size(); d++) {
-		const uint64_t j = tree_index_[d];
-		if (!lid[d] || j == kNone)
-			continue;
-		for (unsigned k = 0; k < offsets_; k++)
-			if (next_hops(l, idx, j, j + k, hops))
-				lfts.set(sw, lid[d] + k, uint8_t(fabric_.port(hops[0]).num));
-	}
-}
-
-void DModK::host_lid_entries(Lfts &lfts) const
-{
-	const Pgft &g = tree_.pgft();
-	const size_t hosts = tree_index_.size();
-	std::vector<uint32_t> lid(hosts);
-	uint32_t top_lid = 0;
-	for (HostOrd d = 0; d < hosts; d++) {
-		lid[d] = fabric_.host_lid(d);
-		top_lid = std::max(top_lid, lid[d] + offsets_ - 1);
-	}
-	for (NodeId id = 0; id < fabric_.node_count(); id++)
-		top_lid = std::max(top_lid, fabric_.node(id).lid);
-	for (unsigned l = 1; l <= h_; l++)
-		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
-			NodeId sw = tree_.node_at(l, idx);
-			if (sw == kNone)
-				continue;
-			lfts.set(sw, top_lid, kNoRoute); // size the table once
-			table_of(sw, l, idx, lid, lfts);
-		}
-}
-
-namespace {
-
-// Switch LIDs carry management traffic, which no D-Mod-K equation routes:
-// breadth first from each switch over switch cables, on a compact
-// switch-only adjacency (neighbour, local port), lowest port first among
-// equally short ways.
-void switch_lid_entries(const Fabric &fabric, Lfts &lfts)
-{
-	std::vector<NodeId> switches;
-	std::vector<uint32_t> sw_at(fabric.node_count(), kNone);
-	for (NodeId id = 0; id < fabric.node_count(); id++)
-		if (fabric.node(id).type == NodeType::switch_node) {
-			sw_at[id] = uint32_t(switches.size());
-			switches.push_back(id);
-		}
-	std::vector<std::vector<std::pair<uint32_t, uint8_t>>> adj(switches.size());
-	for (uint32_t i = 0; i < switches.size(); i++) {
-		const Node &node = fabric.node(switches[i]);
-		for (unsigned p = 0; p < node.num_ports; p++) {
-			PortIdx peer = fabric.port(node.first_port + p).peer;
-			if (peer != kNone && sw_at[fabric.port(peer).node] != kNone)
-				adj[i].push_back({sw_at[fabric.port(peer).node], uint8_t(p + 1)});
-		}
-	}
-	std::vector<uint32_t> dist(switches.size()), queue(switches.size());
-	for (uint32_t ti = 0; ti < switches.size(); ti++) {
-		uint32_t t_lid = fabric.node(switches[ti]).lid;
-		if (!t_lid)
-			continue;
-		std::fill(dist.begin(), dist.end(), UINT32_MAX);
-		size_t head = 0, tail = 0;
-		queue[tail++] = ti;
-		dist[ti] = 0;
-		while (head < tail) {
-			uint32_t n = queue[head++];
-			for (const auto &[m, port] : adj[n])
-				if (dist[m] == UINT32_MAX) {
-					dist[m] = dist[n] + 1;
-					queue[tail++] = m;
-				}
-		}
-		lfts.set(switches[ti], t_lid, 0);
-		for (uint32_t si = 0; si < switches.size(); si++) {
-			if (si == ti || dist[si] == UINT32_MAX)
-				continue;
-			for (const auto &[m, port] : adj[si])
-				if (dist[m] + 1 == dist[si]) {
-					lfts.set(switches[si], t_lid, port);
-					break;
-				}
-		}
-	}
-}
-
-} // namespace
-
+// The first link of the rule's path (next_hops) from each switch.
 Lfts DModK::tables() const
 {
-	Lfts lfts(fabric_);
-	host_lid_entries(lfts);
-	switch_lid_entries(fabric_, lfts);
-	return lfts;
+	return tree_tables(fabric_, tree_, offsets_,
+			   [this](unsigned l, uint64_t idx, uint64_t j, uint64_t v) {
+				   PortIdx hops[kMaxPathLinks];
+				   return next_hops(l, idx, j, v, hops) ? hops[0] : kNone;
+			   });
 }
 
 } // namespace qft

@@ -95,11 +95,6 @@ private:
 	unsigned fallback_path(HostOrd src, HostOrd dst, unsigned offset,
 			       PortIdx *out) const;
 	void check_host(HostOrd h) const;
-	// tables()' entries for host LIDs (every offset) in every tree switch,
-	// whose tables it sizes to the highest LID of the fabric.
-	void host_lid_entries(Lfts &lfts) const;
-	void table_of(NodeId sw, unsigned level, uint64_t index,
-		      const std::vector<uint32_t> &lid, Lfts &lfts) const;
 
 	const Fabric &fabric_;
 	const Tree &tree_;

@@ -11,6 +11,7 @@
 
 #include "lib/common/error.hpp"
 #include "lib/common/file.hpp"
+#include "lib/tree/tree.hpp"
 
 namespace qft {
 
@@ -32,6 +33,97 @@ size_t Lfts::switches_with_tables() const
 	for (const auto &t : table_)
 		n += !t.empty();
 	return n;
+}
+
+namespace {
+
+// Switch LIDs carry management traffic, which no closed form routes:
+// breadth first from each switch over switch cables, on a compact
+// switch-only adjacency (neighbour, local port), lowest port first among
+// equally short ways.
+void switch_lid_entries(const Fabric &fabric, Lfts &lfts)
+{
+	std::vector<NodeId> switches;
+	std::vector<uint32_t> sw_at(fabric.node_count(), kNone);
+	for (NodeId id = 0; id < fabric.node_count(); id++)
+		if (fabric.node(id).type == NodeType::switch_node) {
+			sw_at[id] = uint32_t(switches.size());
+			switches.push_back(id);
+		}
+	std::vector<std::vector<std::pair<uint32_t, uint8_t>>> adj(switches.size());
+	for (uint32_t i = 0; i < switches.size(); i++) {
+		const Node &node = fabric.node(switches[i]);
+		for (unsigned p = 0; p < node.num_ports; p++) {
+			PortIdx peer = fabric.port(node.first_port + p).peer;
+			if (peer != kNone && sw_at[fabric.port(peer).node] != kNone)
+				adj[i].push_back({sw_at[fabric.port(peer).node], uint8_t(p + 1)});
+		}
+	}
+	std::vector<uint32_t> dist(switches.size()), queue(switches.size());
+	for (uint32_t ti = 0; ti < switches.size(); ti++) {
+		uint32_t t_lid = fabric.node(switches[ti]).lid;
+		if (!t_lid)
+			continue;
+		std::fill(dist.begin(), dist.end(), UINT32_MAX);
+		size_t head = 0, tail = 0;
+		queue[tail++] = ti;
+		dist[ti] = 0;
+		while (head < tail) {
+			uint32_t n = queue[head++];
+			for (const auto &[m, port] : adj[n])
+				if (dist[m] == UINT32_MAX) {
+					dist[m] = dist[n] + 1;
+					queue[tail++] = m;
+				}
+		}
+		lfts.set(switches[ti], t_lid, 0);
+		for (uint32_t si = 0; si < switches.size(); si++) {
+			if (si == ti || dist[si] == UINT32_MAX)
+				continue;
+			for (const auto &[m, port] : adj[si])
+				if (dist[m] + 1 == dist[si]) {
+					lfts.set(switches[si], t_lid, port);
+					break;
+				}
+		}
+	}
+}
+
+} // namespace
+
+Lfts tree_tables(const Fabric &fabric, const Tree &tree, unsigned offsets,
+		 const FirstHop &first_hop)
+{
+	Lfts lfts(fabric);
+	const Pgft &g = tree.pgft();
+	const size_t hosts = fabric.hosts().size();
+	std::vector<uint32_t> lid(hosts);
+	uint32_t top_lid = 0;
+	for (HostOrd d = 0; d < hosts; d++) {
+		lid[d] = fabric.host_lid(d);
+		top_lid = std::max(top_lid, lid[d] + offsets - 1);
+	}
+	for (NodeId id = 0; id < fabric.node_count(); id++)
+		top_lid = std::max(top_lid, fabric.node(id).lid);
+	for (unsigned l = 1; l <= g.h(); l++)
+		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
+			const NodeId sw = tree.node_at(l, idx);
+			if (sw == kNone)
+				continue;
+			lfts.set(sw, top_lid, kNoRoute); // size the table once
+			for (HostOrd d = 0; d < hosts; d++) {
+				const uint64_t j = tree.host_index(d);
+				if (!lid[d] || j == kNone)
+					continue;
+				for (unsigned k = 0; k < offsets; k++) {
+					const PortIdx hop = first_hop(l, idx, j, j + k);
+					if (hop != kNone)
+						lfts.set(sw, lid[d] + k, uint8_t(fabric.port(hop).num));
+				}
+			}
+		}
+	switch_lid_entries(fabric, lfts);
+	return lfts;
 }
 
 Lfts parse_lfts(const Fabric &fabric, const std::string &text, const std::string &origin)

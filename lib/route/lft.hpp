@@ -8,6 +8,7 @@
 #define QFT_ROUTE_LFT_HPP
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,23 @@ public:
 private:
 	std::vector<std::vector<uint8_t>> table_; // by NodeId
 };
+
+class Tree;
+
+// The next link of a closed-form routing from the switch at (level, index)
+// of the tree toward the host of tree index j addressed at v = j + LID
+// offset: its sending port, kNone when the routing has no way there.
+using FirstHop = std::function<PortIdx(unsigned level, uint64_t index, uint64_t j, uint64_t v)>;
+
+// The forwarding tables of a closed-form routing (the one builder of
+// DModK::tables() and QftRoute::tables()): every switch of `tree` gets,
+// for every placed host's LID + k (k < offsets), the IB port of
+// first_hop(level, index, j, j + k), or no entry where that is kNone;
+// every switch gets the switch LIDs by shortest paths over switch cables,
+// lowest port first (management traffic, which no closed form routes).
+// The tables are sized to the highest LID of the fabric.
+Lfts tree_tables(const Fabric &fabric, const Tree &tree, unsigned offsets,
+		 const FirstHop &first_hop);
 
 // Reads opensm-lfts.dump or ibroute/dump_lfts text. Switches are matched by
 // GUID; a table for a GUID the fabric lacks, a port beyond the switch's,

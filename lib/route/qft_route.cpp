@@ -110,16 +110,110 @@ unsigned QftRoute::path(HostOrd src, HostOrd dst, unsigned offset, PortIdx *out)
 	for (unsigned l = 0; l < top; l++) {
 		const DstHop &hop = dst_hop_[at + l];
 		const PortIdx up = up_slots_[l][src_base_[size_t(src) * h_ + l] + hop.key];
-		if (up == kNone || hop.down == kNone)
-			fail(Status::unroutable, "QFT routing: no path from ",
-			     fabric_.node_label(fabric_.hosts()[src]), " to ",
-			     fabric_.node_label(fabric_.hosts()[dst]), " at LID offset ", offset,
-			     ": a cable of its closed-form path is missing (routing around "
-			     "missing cables, seed 002 slide 17, is not implemented)");
+		if (up == kNone || hop.down == kNone) // a missing cable: the rule's detour
+			return fallback_path(src, dst, offset, out);
 		out[l] = up;
 		out[2 * top - 1 - l] = hop.down;
 	}
 	return 2 * top;
+}
+
+unsigned QftRoute::fallback_path(HostOrd src, HostOrd dst, unsigned offset,
+				 PortIdx *out) const
+{
+	const uint64_t j = tree_index_[dst];
+	const unsigned n = next_hops(0, tree_index_[src], j, j + offset, out);
+	if (!n)
+		fail(Status::unroutable, "QFT routing: no path from ",
+		     fabric_.node_label(fabric_.hosts()[src]), " to ",
+		     fabric_.node_label(fabric_.hosts()[dst]), " at LID offset ", offset,
+		     ": missing cables leave no way up and down to it");
+	return n;
+}
+
+unsigned QftRoute::next_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
+			     PortIdx *out) const
+{
+	const Pgft &g = tree_.pgft();
+	return rule_hops(l, g.digits(l, idx), g.digits(0, j), v, out);
+}
+
+unsigned QftRoute::rule_hops(unsigned l, const Digits &a, const Digits &d, uint64_t v,
+			     PortIdx *out) const
+{
+	const Pgft &g = tree_.pgft();
+	if (l >= 1 && qft_descends(g, l, a, d)) { // an ancestor of d: down first
+		const unsigned n = down_hops(l, a, d, v, out);
+		if (n)
+			return n;
+	}
+	if (l == h_)
+		return 0;
+	// Up: g_l(v), then the next present up-port whose upper end leads to d.
+	const uint64_t idx = g.index(l, a);
+	const unsigned ups = g.up_ports(l), q0 = up_port(l, v);
+	for (unsigned t = 0; t < ups; t++) {
+		const unsigned q = (q0 + t) % ups;
+		const PortIdx pi = tree_.up_port(l, idx, q);
+		if (pi == kNone)
+			continue;
+		const unsigned n = rule_hops(l + 1, qft_uplink(g, l, a, q).parent, d, v, out + 1);
+		if (n) {
+			out[0] = pi;
+			return n + 1;
+		}
+	}
+	return 0;
+}
+
+unsigned QftRoute::down_hops(unsigned l, const Digits &a, const Digits &d, uint64_t v,
+			     PortIdx *out) const
+{
+	// The children of a on d's side: a's digits 1..l-1 (the route), digit
+	// l+1 = d_{l+1} (on a side-linked level l, a's down-ports reach the
+	// whole group; elsewhere a already has it), digit l within d_l's group
+	// on a side-linked level l-1 (its p_{l-1} down paths), else d_l. First
+	// the member d's own up-path took there, g_{l-2}(v) div w_{l-1}, and
+	// at the top the parallel cable g_{h-1}(v) div w_h (the closed form).
+	const Pgft &g = tree_.pgft();
+	const unsigned members = l >= 2 ? group(g, l - 1) : 1;
+	const unsigned member0 = members > 1 ? up_port(l - 2, v) / g.w(l - 1) : 0;
+	const bool side = qft_side_linked(g, l);
+	const unsigned cables = side ? 1 : g.p(l); // per (child, parent); > 1 only at the top
+	const unsigned cable0 = cables > 1 ? up_port(l - 1, v) / g.w(l) : 0;
+	Digits c = a;
+	if (l < h_)
+		c[l] = d[l];
+	for (unsigned tm = 0; tm < members; tm++) {
+		c[l - 1] = d[l - 1] / members * members + (member0 + tm) % members;
+		unsigned n = 1; // hops below the child, + 1
+		if (l >= 2) {
+			n = down_hops(l - 1, c, d, v, out + 1);
+			if (!n)
+				continue;
+			n++;
+		}
+		const uint64_t cidx = g.index(l - 1, c);
+		for (unsigned tk = 0; tk < cables; tk++) {
+			const unsigned k = side ? a[l] % g.p(l) : (cable0 + tk) % cables;
+			const PortIdx up = tree_.up_port(l - 1, cidx, a[l - 1] + k * g.w(l));
+			if (up != kNone) {
+				out[0] = fabric_.port(up).peer;
+				return n;
+			}
+		}
+	}
+	return 0;
+}
+
+// Every switch's entry: the first link of the rule from it.
+Lfts QftRoute::tables() const
+{
+	return tree_tables(fabric_, tree_, offsets_,
+			   [this](unsigned l, uint64_t idx, uint64_t j, uint64_t v) {
+				   PortIdx hops[kMaxPathLinks];
+				   return next_hops(l, idx, j, v, hops) ? hops[0] : kNone;
+			   });
 }
 
 // path() inlined for a complete tree; H > 0 fixes h so that loops unroll.

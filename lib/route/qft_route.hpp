@@ -31,16 +31,35 @@
 // so a configuration needs no change between them; name() is "qft", so
 // the placer does not apply its PGFT D-Mod-K proofs to it.
 //
-// Not done: missing cables (slide 17's fault resilience): a path over a
-// missing cable, or to or from a host without a tree position, is
-// Error(unroutable); forwarding tables (LFT export). Not checked: that the
-// tuple is an RLFT (the congestion-free claim needs one).
+// Missing cables (slide 17's fault resilience): one rule, next_hops(),
+// gives path() and the exported tables(), as in lib/route/dmodk.hpp. A
+// pair whose closed-form path is whole keeps it; the others follow the
+// rule, which is the closed form wherever its cables are there:
+// - an ancestor of j (descendant criterion) goes down to a child on j's
+//   side, first the child of j's own up-path over its cable (the closed
+//   form), then, slide 17's "many down paths", the other children of j's
+//   side group (digit l within d_l's group on a side-linked level l-1)
+//   and at the top the other parallel cables, each only if it reaches j
+//   going down;
+// - a node that is not an ancestor, or an ancestor whose every down path
+//   is lost, goes up by g_l(v), else the next present up-port g_l(v)+1,
+//   ... (mod w_{l+1} p_{l+1}) from whose upper end the rule reaches j
+//   (the fat-tree rule of slide 17).
+// Paths are up then down (no loop, no cycle of up and down turns). A
+// destination the rule cannot reach, or a host without a tree position, is
+// Error(unroutable); the rule finds a way whenever an up-then-down one
+// exists. Which destinations lost congestion freedom:
+// shared_down_destinations() (lib/route/router.hpp).
+//
+// Not checked: that the tuple is an RLFT (the congestion-free claim needs
+// one).
 #ifndef QFT_ROUTE_QFT_ROUTE_HPP
 #define QFT_ROUTE_QFT_ROUTE_HPP
 
 #include <cstdint>
 #include <vector>
 
+#include "lib/route/lft.hpp"
 #include "lib/route/router.hpp"
 #include "lib/tree/tree.hpp"
 
@@ -60,7 +79,28 @@ public:
 	// g_l(v) of slide 16, for tests and reports.
 	unsigned up_port(unsigned level, uint64_t v) const;
 
+	// The forwarding tables of this routing, for every host LID offset:
+	// each switch's entry is the first link of next_hops() from it (the
+	// closed form where its cables are there); switch LIDs by shortest
+	// paths (lib/route/lft.hpp tree_tables()).
+	Lfts tables() const;
+
+	// The rule (see the head of this file): the links from the node at
+	// `level`, `index` (a host: level 0, index its tree index) to the host
+	// of tree index j addressed as v = j + LID offset, written to out[];
+	// returns their number, 0 when the rule does not reach j.
+	unsigned next_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
+			   PortIdx *out) const;
+
 private:
+	using Digits = std::vector<unsigned>;
+	unsigned rule_hops(unsigned level, const Digits &a, const Digits &d, uint64_t v,
+			   PortIdx *out) const;
+	// Ancestor a at `level` (>= 1) down to d, the rule's down half.
+	unsigned down_hops(unsigned level, const Digits &a, const Digits &d, uint64_t v,
+			   PortIdx *out) const;
+	unsigned fallback_path(HostOrd src, HostOrd dst, unsigned offset,
+			       PortIdx *out) const;
 	// The level of the lowest common ancestor: one more than the number
 	// of levels 1..h-1 whose QFT subtrees (descendant criterion) differ;
 	// differing at l, two hosts differ at every level below it too.

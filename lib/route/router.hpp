@@ -136,7 +136,11 @@ std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 // traffic also comes down. D-Mod-K gives every down-link the traffic of
 // one destination (seed 000 theorem 2): on a whole tree none; with missing
 // cables, the destinations whose congestion freedom the fallback cost.
-// "Down" is by the fabric's tree annotation (Node::level). Throws
+// "Down" is by the fabric's tree annotation (Node::level). On a QFT too:
+// its side links join levels l-1 and l like every cable (they change a
+// digit above the lower node's level, not the level), and its closed form
+// also gives every down-link one destination (lib/route/qft_route.hpp), so
+// a whole QFT has none either. Throws
 // Error(unroutable) for a pair without a path. n^2 paths: a tool's check,
 // not for slurmctld.
 std::vector<HostOrd> shared_down_destinations(const Fabric &fabric, const Router &router);

@@ -30,6 +30,14 @@ uint32_t link_gbps(const LinkRate &rate)
 std::vector<SwitchGroup> switch_groups(const Fabric &fabric, const Tree &tree)
 {
 	const Pgft &g = tree.pgft();
+	// On a QFT a level-l sub-tree is p_l PGFT subtrees wide on a
+	// side-linked level; it lies in one level-(l+1) sub-tree when its host
+	// count divides theirs, which check_qft()'s p_l | m_{l+1} gives.
+	for (unsigned l = 1; l < g.h(); l++)
+		if (tree.subtree_hosts(l + 1) % tree.subtree_hosts(l))
+			fail(Status::internal, "PGFT(", g.text(), "): a level-", l, " sub-tree of ",
+			     tree.subtree_hosts(l), " hosts straddles level-", l + 1,
+			     " sub-trees of ", tree.subtree_hosts(l + 1));
 	std::vector<SwitchGroup> groups;
 	// position of (level, subtree) in `groups`
 	std::vector<std::map<uint64_t, size_t>> at(g.h() + 1);
@@ -38,7 +46,7 @@ std::vector<SwitchGroup> switch_groups(const Fabric &fabric, const Tree &tree)
 			NodeId id = tree.node_at(0, j);
 			if (id == kNone)
 				continue;
-			uint64_t sub = j / g.M(l);
+			uint64_t sub = j / tree.subtree_hosts(l);
 			auto [it, fresh] = at[l].emplace(sub, groups.size());
 			if (fresh) {
 				SwitchGroup grp;
@@ -52,13 +60,17 @@ std::vector<SwitchGroup> switch_groups(const Fabric &fabric, const Tree &tree)
 	}
 	for (size_t i = 0; i < groups.size(); i++) {
 		SwitchGroup &grp = groups[i];
-		if (grp.level < g.h()) {
-			grp.parent = at[grp.level + 1].at(grp.subtree / g.m(grp.level + 1));
+		const unsigned l = grp.level;
+		if (l < g.h()) {
+			grp.parent = at[l + 1].at(grp.subtree /
+						  (tree.subtree_hosts(l + 1) / tree.subtree_hosts(l)));
 			groups[grp.parent].children.push_back(i);
 		}
-		// The level-l switches of this subtree: indexes sub * W_l + r.
-		for (uint64_t r = 0; r < g.W(grp.level); r++) {
-			NodeId sw = tree.node_at(grp.level, grp.subtree * g.W(grp.level) + r);
+		// The level-l switches of this sub-tree: indexes sub * S + r,
+		// S = W_l (times p_l on a QFT's side-linked level).
+		const uint64_t span = g.W(l) * (tree.subtree_hosts(l) / g.M(l));
+		for (uint64_t r = 0; r < span; r++) {
+			NodeId sw = tree.node_at(l, grp.subtree * span + r);
 			if (sw == kNone)
 				continue;
 			grp.switches.push_back(sw);

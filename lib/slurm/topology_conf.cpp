@@ -10,7 +10,8 @@ namespace qft {
 std::string topology_conf_text(const Fabric &fabric, const Tree &tree)
 {
 	std::vector<SwitchGroup> groups = switch_groups(fabric, tree);
-	std::string out = cat("# topology.conf for topology/tree, written by qft from PGFT(",
+	std::string out = cat("# topology.conf for topology/tree, written by qft from ",
+			      tree.qft() ? "the QFT of " : "", "PGFT(",
 			      tree.pgft().text(), ")\n# one switch per subtree; "
 			      "hosts without a Slurm name are left out\n");
 	// Top level first, each level in subtree order.
@@ -50,14 +51,18 @@ std::vector<std::string> named_hosts(const Fabric &fabric, const SwitchGroup &g)
 }
 
 // Aggregate sizes, in leaves, that tile every level-l subtree (l >= 2).
-std::vector<uint64_t> tree_aggregates(const Pgft &pgft)
+// On a QFT a "leaf" is a level-1 sub-tree (a leaf group when level 1 is
+// side-linked) and the subtrees are QFT sub-trees, as switch_groups().
+std::vector<uint64_t> tree_aggregates(const Tree &tree)
 {
 	std::vector<uint64_t> sizes;
-	uint64_t leaves = pgft.hosts() / pgft.m(1);
+	const Pgft &pgft = tree.pgft();
+	uint64_t leaves = pgft.hosts() / tree.subtree_hosts(1);
 	for (uint64_t s = 1; s <= leaves; s *= 2) {
 		bool tiles = true;
 		for (unsigned l = 2; l <= pgft.h(); l++) {
-			uint64_t sub = pgft.M(l) / pgft.m(1); // leaves of a level-l subtree
+			// leaves of a level-l subtree
+			uint64_t sub = tree.subtree_hosts(l) / tree.subtree_hosts(1);
 			tiles = tiles && (sub % s == 0 || s % sub == 0);
 		}
 		if (tiles)
@@ -85,10 +90,11 @@ std::string topology_block_conf_text(const Fabric &fabric, const Tree &tree)
 	if (base == SIZE_MAX)
 		fail(Status::invalid, "no leaf switch has a host with a Slurm name: no block to write");
 	std::string sizes;
-	for (uint64_t s : tree_aggregates(tree.pgft()))
+	for (uint64_t s : tree_aggregates(tree))
 		sizes += cat(sizes.empty() ? "" : ",", s * base);
-	return cat("# topology.conf for topology/block (Slurm 24.11), written by qft from PGFT(",
-		   tree.pgft().text(), ")\n# one base block per leaf switch, in tree order; "
+	return cat("# topology.conf for topology/block (Slurm 24.11), written by qft from ",
+		   tree.qft() ? "the QFT of " : "", "PGFT(", tree.pgft().text(),
+		   ")\n# one base block per leaf switch, in tree order; "
 		   "BlockSizes: the aggregates of 2^k leaves\n# that never straddle two subtrees; "
 		   "hosts without a Slurm name are left out\n",
 		   blocks, "BlockSizes=", sizes, "\n");

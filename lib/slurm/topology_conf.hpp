@@ -22,7 +22,8 @@ std::string topology_conf_text(const Fabric &fabric, const Tree &tree);
 // for every level l >= 2, 2^k divides the leaves of a level-l subtree or
 // is a multiple of them, so no aggregate straddles two subtrees. The base
 // size is the smallest leaf's named host count (topology/block refuses a
-// block smaller than the base). Throws Error(invalid) when no leaf has a
+// block smaller than the base). On a QFT, leaves and subtrees are its
+// sub-trees (switch_groups()). Throws Error(invalid) when no leaf has a
 // named host.
 std::string topology_block_conf_text(const Fabric &fabric, const Tree &tree);
 

@@ -46,6 +46,15 @@ inline bool qft_side_linked(const Pgft &g, unsigned l)
 	return l >= 1 && l < g.h() && g.p(l) > 1;
 }
 
+// The PGFT level-l subtrees one QFT level-l sub-tree spans (what a
+// level-l switch reaches downward, slide 16's criterion): p_l on a
+// side-linked level, else 1. A QFT level-l sub-tree holds the hosts of
+// equal floor(j / (M_l qft_width(l))).
+inline unsigned qft_width(const Pgft &g, unsigned l)
+{
+	return qft_side_linked(g, l) ? g.p(l) : 1;
+}
+
 // The upper end of up-port q of the level-l node with digits a: the
 // parent's digits, and the parent's down-port r the cable arrives at.
 struct QftUplink {

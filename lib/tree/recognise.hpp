@@ -14,7 +14,21 @@
 // a fabric cabled as seed 000 IV-B numbers ports (qft gen), this gives
 // back the generator's numbering exactly.
 //
-// Not handled: hosts with cables to several leaf switches (w_1 > 1), and a
+// QFT (lib/tree/qft_wiring.hpp, docs/qft.md "Recognition"): a graph that is
+// no PGFT is read as the QFT of a PGFT tuple. Its level-l subtrees are QFT
+// sub-trees, p'_l PGFT subtrees wide (p'_l = p_l on a side-linked level,
+// else 1); the tuple follows from counts (switches and hosts per sub-tree,
+// distinct parents and cables per parent); child sub-trees are ordered by
+// a reference switch's down-ports as above. Side-linked switches of equal
+// digits but digit l+1 within its group ("twins") have the same
+// neighbours: which twin is which is a free choice (an automorphism), made
+// by the port order of a reference child, which gives the generator's
+// numbering back for a fabric cabled as `qft gen qft` cables it. Rule: a
+// graph both readings fit is a PGFT; that happens exactly when no level
+// below the top has p_l > 1 (then the QFT is the PGFT: same cables).
+//
+// Not handled: hosts with cables to several leaf switches (w_1 > 1; on a
+// QFT, hosts cabled to the p_1 leaves of their group are handled), and a
 // leaf switch that lost every host (it would look like an upper level).
 #ifndef QFT_TREE_RECOGNISE_HPP
 #define QFT_TREE_RECOGNISE_HPP
@@ -36,7 +50,8 @@ struct RecognisedCable { // a cable the tuple has and the fabric lacks
 
 struct Recognition {
 	explicit Recognition(Pgft g) : pgft(std::move(g)) {}
-	Pgft pgft;
+	Pgft pgft;                              // on a QFT, the PGFT it is derived from
+	TreeKind kind = TreeKind::pgft;
 	std::vector<size_t> nodes_per_level;    // present
 	std::vector<uint64_t> slots_per_level;  // the tuple's
 	std::vector<RecognisedCable> missing_cables;
@@ -46,9 +61,10 @@ struct Recognition {
 	std::vector<std::string> detached_text;
 };
 
-// Annotates `fabric` (levels, indices, tuple) and returns what it found.
-// Throws Error(invalid) "not a fat tree: ..." naming the nodes and cables
-// that make the graph no PGFT; the fabric is then left unannotated.
+// Annotates `fabric` (levels, indices, tuple, kind) and returns what it
+// found. Throws Error(invalid) "not a fat tree: ..." naming the nodes and
+// cables that make the graph no PGFT (followed by why it is no QFT either
+// when it looked like one); the fabric is then left unannotated.
 Recognition recognise(Fabric &fabric);
 
 // Human and JSON reports of a recognition.

@@ -18,6 +18,11 @@ std::string Tree::position_label(unsigned level, uint64_t index) const
 	return s;
 }
 
+uint64_t Tree::subtree_hosts(unsigned level) const
+{
+	return pgft_.M(level) * (qft() ? qft_width(pgft_, level) : 1);
+}
+
 Tree Tree::from_fabric(const Fabric &fabric)
 {
 	if (fabric.tree_tuple().empty())

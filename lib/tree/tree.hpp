@@ -42,6 +42,9 @@ public:
 	const Pgft &pgft() const { return pgft_; }
 	TreeKind kind() const { return kind_; }
 	bool qft() const { return kind_ == TreeKind::qft; }
+	// Hosts one level-l sub-tree spans (what a level-l switch reaches
+	// downward): M_l on a PGFT, M_l p_l on a QFT's side-linked level.
+	uint64_t subtree_hosts(unsigned level) const;
 	NodeId node_at(unsigned level, uint64_t index) const
 	{
 		return nodes_[level][index];
