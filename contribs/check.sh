@@ -7,8 +7,9 @@
 # plugins in a real front-end slurmctld, built from the same source),
 # `make check-sim` (the simulation harness end to end), `make check-ib`
 # (qft's tables in a real OpenSM on ibsim), `make check-fuzz` (libFuzzer
-# on every parser, 20 s each), `make check-slurm` again against Slurm 24.11
-# (built from Debian 13's tarball), then prints the benchmark figures.
+# on every parser, 20 s each), `make check-slurm` and `make check-sim` again
+# against Slurm 24.11 (built from Debian 13's tarball), then prints the
+# benchmark figures.
 # Needs root (apt-get, slurmd).
 #
 # Usage: contribs/check.sh [all|slurm]
@@ -83,6 +84,8 @@ if [ -z "$sfx" ]; then
 	}
 	build=$(QFT_SLURM_SERIES=24.11 "$top/contribs/scripts/build.sh" release-24.11)
 	make -C "$build" -s check-slurm
+	echo "== make check-sim on Slurm 24.11 (with stock cons_tres + topology/qft and topology/block)"
+	make -C "$build" -s check-sim
 fi
 echo "== make bench (figures, not pass/fail)"
 make -C "$top/build/release$sfx" -s bench

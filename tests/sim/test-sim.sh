@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # contribs/sim/qft-sim end to end, short: the workload readers (synthetic,
 # SWF sample, ibnetdiscover fabric), then 40 mixed jobs on a 72-host
-# PGFT(2;12,6;1,12;1,1) under rlft and cons_tres (no job lost, the report
+# PGFT(2;12,6;1,12;1,1) under rlft and cons_tres (with QFT_SLURM_SERIES=24.11
+# also cons_tres-qft and block, on Slurm 24.11) (no job lost, the report
 # files exist and parse, every rlft job on a product, two leaves or aligned blocks scores HSD 1.0,
 # rlft's predicted HSD = qft score), then 30 jobs with
 # slurmctld SIGKILLed half-way (restarted, the run completes, nothing lost),
@@ -42,14 +43,18 @@ pyget() { # pyget FILE EXPR: prints EXPR
 }
 
 [ "$(id -u)" = 0 ] || { say "needs root (slurmd)"; bad "not root"; finish; }
+series=${QFT_SLURM_SERIES:-22.05}
+export QFT_SLURM_SERIES=$series
 build=${QFT_BUILD:-}
 if [ -z "$build" ]; then
-	for b in "$REPO/build/release" "$REPO/build/dev"; do
+	cands=("$REPO/build/release" "$REPO/build/dev")
+	[ "$series" = 22.05 ] || cands=("$REPO/build/release-$series")
+	for b in "${cands[@]}"; do
 		[ -e "$b/src/plugins/select/rlft/select_rlft.so" ] && [ -x "$b/contribs/qft/qft" ] && { build=$b; break; }
 	done
 fi
 [ -n "$build" ] || { bad "no build with qft and select_rlft.so (contribs/scripts/build.sh release)"; finish; }
-say "build $build"
+say "build $build, Slurm $series"
 rm -rf "$ROOT"
 mkdir -p "$ROOT"
 tuple="2;12,6;1,12;1,1"
@@ -66,6 +71,10 @@ check "same seed, same job stream" cmp -s "$W/a/workload.swf" "$W/b/workload.swf
 check "another seed, another stream" sh -c "! cmp -s '$W/a/workload.swf' '$W/c/workload.swf'"
 check "72 nodes in tree order" sh -c "[ \$(wc -l < '$W/a/nodes') = 72 ] && [ \$(head -1 '$W/a/nodes') = n0001 ]"
 check "topology.conf for topology/tree" grep -q "^SwitchName=L2-0 Switches=L1-\[0-5\]" "$W/a/topology.conf"
+check "topology.conf for topology/block: a block per leaf, BlockSizes from the tree" sh -c \
+	"grep -q '^BlockName=L1-0 Nodes=n\[0001-0012\]\$' '$W/a/topology-block.conf' &&
+	 [ \$(grep -c '^BlockName=' '$W/a/topology-block.conf') = 6 ] &&
+	 grep -q '^BlockSizes=12,24\$' '$W/a/topology-block.conf'"
 check "offered load near 0.9 (Poisson arrivals)" /usr/bin/python3 - "$W/a/workload.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -95,24 +104,50 @@ check "ibnetdiscover: PGFT(2;4,4;1,4;1,1), 16 hosts" grep -q "PGFT(2;4,4;1,4;1,1
 check "an unknown kind is refused (exit 1)" [ $? = 1 ]
 "$SIM" --pgft "$tuple" --synthetic mixed --policies rlft,nosuch --out "$W/bad" >/dev/null 2>&1
 check "an unknown policy is refused (exit 1)" [ $? = 1 ]
+other=24.11
+[ "$series" = 22.05 ] || other=22.05
+"$SIM" --build "$build" --series "$other" --pgft "$tuple" --synthetic mixed --jobs 5 \
+	--out "$W/bad" --workload-only >"$W.series.out" 2>&1
+check "a build for Slurm $series is refused for a $other run (exit 1, says why)" \
+	sh -c "[ $? = 1 ] && grep -q 'built for Slurm $series, the run is for $other' '$W.series.out'"
+if [ "$series" = 22.05 ]; then
+	"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --policies rlft,block \
+		--out "$W/bad" >"$W.block.out" 2>&1
+	check "the block policy needs Slurm 24.11 (exit 1, says so)" \
+		sh -c "[ $? = 1 ] && grep -q 'policy block needs Slurm 24.11' '$W.block.out'"
+fi
 
-# --- 2. two policies on one stream ----------------------------------------
+# --- 2. the policies on one stream -----------------------------------------
+# 22.05: rlft and cons_tres; 24.11 also stock cons_tres with topology/qft
+# choosing the nodes (eval_nodes), and topology/block
+policies=(rlft cons_tres)
+[ "$series" = 22.05 ] || policies+=(cons_tres-qft block)
+np=${#policies[@]}
 O=$ROOT/run
-say "40 jobs, rlft and cons_tres (about 2 minutes)"
+say "40 jobs, ${policies[*]} (about $np minutes)"
 # qft-sim stops without matplotlib unless told not to plot
 plots=()
 /usr/bin/python3 -c 'import matplotlib' 2>/dev/null || plots=(--no-plots)
 "$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 40 --seed 7 --real-span 30 \
-	--policies rlft,cons_tres --out "$O" "${plots[@]}" >"$O.out" 2>"$O.err"
+	--policies "$(IFS=,; echo "${policies[*]}")" --out "$O" "${plots[@]}" >"$O.out" 2>"$O.err"
 rc=$?
 check "qft-sim exits 0" [ $rc = 0 ]
 [ $rc = 0 ] || tail -30 "$O.err"
-check "a progress line while it runs" grep -q "^\[rlft 1/2\] .*submitted [0-9]*/40, pending [0-9]*, running [0-9]*, done" "$O.err"
-for f in report.txt report.json rlft/jobs.json cons_tres/jobs.json; do
+check "a progress line while it runs" grep -q "^\[rlft 1/$np\] .*submitted [0-9]*/40, pending [0-9]*, running [0-9]*, done" "$O.err"
+for f in report.txt report.json; do
 	check "$f written" test -s "$O/$f"
 done
-check "report.json parses, both policies" pyjson "$O/report.json" 'd["policies_order"] == ["rlft", "cons_tres"]'
-for p in rlft cons_tres; do
+for p in "${policies[@]}"; do
+	check "$p/jobs.json written" test -s "$O/$p/jobs.json"
+done
+check "report.json parses, every policy" pyjson "$O/report.json" "d['policies_order'] == '${policies[*]}'.split()"
+if [ "$series" != 22.05 ]; then
+	check "cons_tres-qft: topology/qft chose the nodes in eval_nodes" grep -q \
+		"SelectType=select/cons_tres: topology/qft places jobs in eval_nodes" "$O/cons_tres-qft/cluster/log/slurmctld.log"
+	check "block: slurmctld ran topology/block on the generated blocks" sh -c \
+		"grep -q 'BlockName=L1-0 Nodes=n\[0001-0012\]' '$O/block/cluster/etc/topology.conf' && ! grep -qi 'error.*block' '$O/block/cluster/log/slurmctld.log'"
+fi
+for p in "${policies[@]}"; do
 	check "$p: submitted 40 = completed + failed + cancelled" pyjson "$O/report.json" \
 		'(lambda s: s["submitted"] == 40 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["'$p'"])'
 	check "$p: all 40 completed" pyjson "$O/report.json" 'd["policies"]["'$p'"]["completed"] == 40'
@@ -180,7 +215,9 @@ check "rlft: every placement has its QFT_PLACEMENT_KIND, product iff the label s
 check "rlft: every placement logged, predicted HSD = qft score" pyjson "$O/report.json" \
 	'(lambda r: r["logged"] == 40 and r["predicted_equals_scored"] == r["compared"] > 0)(d["policies"]["rlft"]["rlft"])'
 check "the text report has the table" grep -q "^rlft .* 40/0/0 " "$O/report.txt"
-check "the text report states no job was lost" grep -q "^cons_tres .*submitted 40 = completed 40 + failed 0 + cancelled 0: ok" "$O/report.txt"
+for p in "${policies[@]}"; do
+	check "the text report states $p lost no job" grep -q "^$p .*submitted 40 = completed 40 + failed 0 + cancelled 0: ok" "$O/report.txt"
+done
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 	for f in hsd.png util.png; do
 		check "$f is a PNG" sh -c "head -c 8 '$O/$f' | od -An -c | grep -q 'P   N   G'"
@@ -188,7 +225,7 @@ if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
 else
 	say "no python3-matplotlib: plots not checked"
 fi
-for p in rlft cons_tres; do
+for p in "${policies[@]}"; do
 	check "$p: its cluster is stopped" sh -c "! '$REPO/contribs/slurm/harness.sh' status -w '$O/$p/cluster' >/dev/null 2>&1"
 done
 
@@ -210,8 +247,8 @@ check "after the kill: all 30 completed" pyjson "$K/report.json" 'd["policies"][
 
 # --- 4. the report again from the saved jobs --------------------------------
 cp "$O/report.txt" "$O/report.first"
-"$SIM" --out "$O" --policies rlft,cons_tres --report-only --no-plots >"$O.again" 2>&1
-check "--report-only rebuilds the same table" bash -c "diff <(sed -n '1,8p' '$O/report.first') <(sed -n '1,8p' '$O/report.txt')"
+"$SIM" --out "$O" --policies "$(IFS=,; echo "${policies[*]}")" --report-only --no-plots >"$O.again" 2>&1
+check "--report-only rebuilds the same table" bash -c "diff <(sed -n '1,$((6 + np))p' '$O/report.first') <(sed -n '1,$((6 + np))p' '$O/report.txt')"
 check "the report has the turnaround table, no slowdown without --comm" \
 	grep -q "^rlft  *[0-9hms]*  *[0-9hms]*  *[0-9.]*  *-  *-  *-$" "$O/report.txt"
 

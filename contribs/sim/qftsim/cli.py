@@ -19,6 +19,13 @@ Policies (--policies, default all four):
   linear       select/linear + topology/tree (the same topology.conf)
 and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
 rlft-product: select/rlft with Shapes=products (product shapes first).
+With --series 24.11 (Slurm 24.11, Debian 13; the default policies are
+rlft, cons_tres-qft, cons_tres, block):
+  cons_tres-qft  select/cons_tres + topology/qft: Slurm asks the topology
+                 plugin to choose the nodes, and topology/qft places as
+                 select/rlft does
+  block          select/cons_tres + topology/block: a block per leaf switch,
+                 BlockSizes from the tree (`qft topology-conf --block`)
 
 Synthetic workloads (--synthetic KIND; N = hosts with a Slurm name,
 L = hosts per leaf switch (m_1 of the tuple), P = m_1*m_2 hosts per
@@ -114,9 +121,12 @@ from .cluster import HARNESS
 from .common import REPO, SimError, fmt_dur, log, mean
 from .fabric import prepare_fabric
 from .metrics import RUN_KEYS, summarise
-from .replay import DEFAULT_POLICIES, POLICIES, PolicyRun
+from .replay import DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun
 from .runtime import comm_shares, parse_comm
 from .scoring import Scorer, score_policy
+
+
+SERIES = ("22.05", "24.11")
 
 
 class Sim:
@@ -163,12 +173,18 @@ def parse_args(argv):
     g.add_argument("--min-sleep", type=float, default=1.0,
                    help="shortest real sleep of a job (default 1.0 s)")
     g = p.add_argument_group("run")
-    g.add_argument("--policies", default=DEFAULT_POLICIES,
-                   help="comma-separated, from %s (default %s)" % (", ".join(POLICIES),
-                                                                     DEFAULT_POLICIES))
+    g.add_argument("--policies",
+                   help="comma-separated, from %s (default %s; on 24.11 %s)" % (
+                       ", ".join(POLICIES), DEFAULT_POLICIES, DEFAULT_POLICIES_2411))
+    g.add_argument("--series", choices=SERIES,
+                   default=os.environ.get("QFT_SLURM_SERIES") or "22.05",
+                   help="Slurm the clusters run: 22.05 (Debian 12) or 24.11 (Debian 13; "
+                   "built by contribs/slurm for the harness); default $QFT_SLURM_SERIES, "
+                   "else 22.05")
     g.add_argument("--out", "-o", default=os.path.join(REPO, "build", "sim"),
                    help="output directory (default build/sim)")
-    g.add_argument("--build", help="slurm-qft build dir (default build/release, else build/dev)")
+    g.add_argument("--build", help="slurm-qft build dir for the series (default "
+                   "build/release, else build/dev; on 24.11 build/release-24.11)")
     g.add_argument("--harness", default=HARNESS,
                    help="the cluster harness (default contribs/slurm/harness.sh)")
     g.add_argument("--kill-ctld-at", type=float, metavar="FRACTION",
@@ -214,6 +230,8 @@ def find_build(args):
         cands = [args.build]
     elif os.environ.get("QFT_BUILD"):
         cands = [os.environ["QFT_BUILD"]]
+    elif args.series == "24.11":
+        cands = [os.path.join(REPO, "build", "release-24.11")]
     else:
         cands = [os.path.join(REPO, "build", "release"), os.path.join(REPO, "build", "dev")]
     for b in cands:
@@ -221,9 +239,29 @@ def find_build(args):
         plugs = [os.path.join(b, "src", "plugins", "select", "rlft", "select_rlft.so"),
                  os.path.join(b, "src", "plugins", "topology", "qft", "topology_qft.so")]
         if os.access(qft, os.X_OK) and all(os.path.exists(p) for p in plugs):
+            built = build_series(b)
+            if built != args.series:
+                raise SimError("%s: its plugins are built for Slurm %s, the run is for %s "
+                               "(--series, or QFT_SLURM_SERIES=%s contribs/scripts/build.sh)"
+                               % (b, built, args.series, args.series))
             return os.path.abspath(b), qft, plugs
-    raise SimError("no build with the qft tool and both plugins in %s "
-                   "(contribs/scripts/build.sh release, or --build DIR)" % ", ".join(cands))
+    raise SimError("no build with the qft tool and both plugins in %s (%scontribs/scripts/"
+                   "build.sh %s, or --build DIR)" % (
+                       ", ".join(cands), "QFT_SLURM_SERIES=24.11 " if args.series == "24.11"
+                       else "", os.path.basename(cands[0])))
+
+
+def build_series(build):
+    """The Slurm series a build's plugins are for (SLURM_SERIES in its
+    Makefile, which configure sets from the Slurm source it found)."""
+    try:
+        with open(os.path.join(build, "Makefile")) as f:
+            for line in f:
+                if line.startswith("SLURM_SERIES ="):
+                    return line.split("=", 1)[1].strip() or "22.05"
+    except OSError:
+        pass
+    return "22.05"
 
 
 def choose_compress(a, jobs):
@@ -251,10 +289,16 @@ def setup(a):
     os.makedirs(sim.out, exist_ok=True)
     sim.comm = None
     sim.comm_classes = parse_comm(a.comm) if a.comm else None
-    sim.policies = [p.strip() for p in a.policies.split(",") if p.strip()]
+    policies = a.policies or (DEFAULT_POLICIES_2411 if a.series == "24.11" else DEFAULT_POLICIES)
+    sim.policies = [p.strip() for p in policies.split(",") if p.strip()]
     for p in sim.policies:
         if p not in POLICIES:
             raise SimError("unknown policy %s (one of %s)" % (p, ", ".join(POLICIES)))
+        if POLICIES[p].get("series", a.series) != a.series:
+            raise SimError("policy %s needs Slurm %s (--series %s), this run is for %s" % (
+                p, POLICIES[p]["series"], POLICIES[p]["series"], a.series))
+    # the harness (and every client it wraps) runs this series
+    os.environ["QFT_SLURM_SERIES"] = a.series
     if len(set(sim.policies)) != len(sim.policies):
         raise SimError("a policy is listed twice in --policies")
     if a.kill_ctld_at is not None and not 0 < a.kill_ctld_at < 1:

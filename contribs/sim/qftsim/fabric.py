@@ -47,8 +47,9 @@ class Fabric:
 
 
 def prepare_fabric(args, out, qft):
-    """OUT/fabric.json, OUT/nodes (the Slurm node names) and
-    OUT/topology.conf (for the topology/tree policies)."""
+    """OUT/fabric.json, OUT/nodes (the Slurm node names),
+    OUT/topology.conf (for the topology/tree policies) and
+    OUT/topology-block.conf (topology/block, Slurm 24.11)."""
     path = os.path.join(out, "fabric.json")
     if args.pgft:
         tuple_ = args.pgft.strip()
@@ -70,4 +71,6 @@ def prepare_fabric(args, out, qft):
     with open(os.path.join(out, "nodes"), "w") as f:
         f.write("\n".join(fab.names) + "\n")
     run([qft, "topology-conf", "--fabric", path, "-o", os.path.join(out, "topology.conf")])
+    run([qft, "topology-conf", "--block", "--fabric", path,
+         "-o", os.path.join(out, "topology-block.conf")])
     return fab

@@ -36,8 +36,19 @@ POLICIES = {
                   "qft_conf": None, "label": "select/cons_tres + topology/tree"},
     "linear": {"select": "select/linear", "topology": "topology/tree",
                "qft_conf": None, "label": "select/linear + topology/tree"},
+    # Slurm 24.11 only: stock cons_tres asks the topology plugin to choose
+    # the nodes (eval_nodes), so topology/qft places by itself ...
+    "cons_tres-qft": {"select": "select/cons_tres", "topology": "topology/qft",
+                      "qft_conf": [], "series": "24.11",
+                      "label": "select/cons_tres + topology/qft (eval_nodes)"},
+    # ... and topology/block: one block per leaf switch, BlockSizes from
+    # the tree (`qft topology-conf --block`)
+    "block": {"select": "select/cons_tres", "topology": "topology/block",
+              "qft_conf": None, "series": "24.11",
+              "label": "select/cons_tres + topology/block"},
 }
 DEFAULT_POLICIES = "rlft,rlft-nocong,cons_tres,linear"
+DEFAULT_POLICIES_2411 = "rlft,cons_tres-qft,cons_tres,block"
 
 
 def node_range(size, pct):
@@ -96,6 +107,13 @@ class PolicyRun:
         """The files beside slurm.conf: qft.conf and the fabric for the
         rlft policies, topology.conf for the others."""
         sim = self.sim
+        if self.conf["topology"] == "topology/block":
+            # the harness copies files by name: topology.conf beside slurm.conf
+            cdir = os.path.join(self.dir, "conf")
+            os.makedirs(cdir)
+            shutil.copyfile(os.path.join(sim.out, "topology-block.conf"),
+                            os.path.join(cdir, "topology.conf"))
+            return [os.path.join(cdir, "topology.conf")]
         if self.conf["qft_conf"] is None:
             return [os.path.join(sim.out, "topology.conf")]
         cdir = os.path.join(self.dir, "conf")
