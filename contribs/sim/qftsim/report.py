@@ -15,8 +15,8 @@ HSD_BINS = [(1.0, 1.0 + 1e-9, "1.0"), (1.0 + 1e-9, 1.25, "(1,1.25]"), (1.25, 1.5
 COLOURS = {"rlft": "#1b9e77", "rlft-nocong": "#66a61e", "rlft-reserve": "#e6ab02",
            "rlft-product": "#e7298a",
            "cons_tres": "#d95f02", "linear": "#7570b3"}
-COLUMNS = "%-12s %5s %11s %6s %9s %9s %9s %7s %13s %13s %11s"
-TIME_COLUMNS = "%-12s %10s %10s %8s %20s %7s %11s"
+COLUMNS = "%-13s %5s %11s %6s %9s %9s %9s %7s %13s %13s %11s"
+TIME_COLUMNS = "%-13s %10s %10s %8s %20s %7s %11s"
 
 
 def need_plots(args):
@@ -139,7 +139,7 @@ def _accounting(name, s):
                   % s["jobcomp_truncated"])
     if s.get("timed_out"):
         extra += "; TIMED OUT, the rest cancelled"
-    return ("%-12s submitted %d = completed %d + failed %d + cancelled %d: %s "
+    return ("%-13s submitted %d = completed %d + failed %d + cancelled %d: %s "
             "(rejected by sbatch %d)%s; real %ss (start %ss, run %ss, scoring %ss)" % (
                 name, s["submitted"], s["completed"], s["failed"], s["cancelled"],
                 "ok" if s["no_job_lost"] else "LOST %d" % s["lost"], s["rejected"],
@@ -270,6 +270,7 @@ def slowdown_plot(plt, rep, jobs_by_policy, out, title):
 
 def make_report(sim, winfo, results):
     return {"fabric": {"file": sim.fabric.path, "tuple": sim.fabric.tuple,
+                       "kind": sim.fabric.kind,
                        "hosts": sim.fabric.hosts, "block": sim.fabric.block,
                        "leaf": sim.fabric.leaf, "pod": sim.fabric.pod,
                        "describe": sim.fabric.describe()},
@@ -291,7 +292,7 @@ def write_report(sim, rep, jobs_by_policy, plots_ok):
         w = rep["workload"]
         t = rep["fabric"]["tuple"]
         title = sim.args.title or "%s%d hosts; %s, %s jobs, %gx" % (
-            "PGFT(%s), " % t if t else "", rep["fabric"]["hosts"],
+            sim.fabric.tree_name() + ", " if t else "", rep["fabric"]["hosts"],
             w.get("kind"), w.get("jobs"), rep["compress"])
         plots(rep, jobs_by_policy, sim.out, title)
     sys.stdout.write(txt)
