@@ -1,15 +1,16 @@
 #!/bin/bash
 # harness.sh: a private Slurm 22.05 cluster on this host, in front-end mode
-# (default) or with one real slurmd per node (--real-nodes); or a Slurm
-# 24.11 front-end cluster (--series 24.11). Shared by the Slurm tests
+# (default) or with one real slurmd per node (--real-nodes); or the same
+# two with Slurm 24.11 (--series 24.11). Shared by the Slurm tests
 # (tests/slurm), the simulator (contribs/sim) and the benchmarks
 # (contribs/bench).
 #
 #   harness.sh start   [options]  munged + slurmctld + one front-end slurmd,
 #                                 waits until every node is idle
 #   harness.sh start --real-nodes [options]   the same with Debian's normal
-#                                 daemons: no front end, one slurmd per node
-#                                 (1..4 nodes, own port each)
+#                                 daemons (24.11: ours, built without front
+#                                 end): one slurmd per node (1..4 nodes, own
+#                                 port each)
 #   harness.sh restart [-w DIR] [--kill]   stops slurmctld only (SIGTERM, or
 #                                 SIGKILL with --kill), starts it again on
 #                                 the same slurm.conf and state, waits for
@@ -48,7 +49,9 @@
 #                                             /usr/sbin/slurmctld-wlm, one
 #                                             slurmd-wlm -N <node> per node,
 #                                             /usr/bin clients, system
-#                                             libslurmfull; 1..4 nodes
+#                                             libslurmfull (24.11: the same
+#                                             from slurm-2411.sh real's
+#                                             prefix); 1..4 nodes
 #       --configless       QFT_CONFIGLESS=1   with --real-nodes: slurmctld
 #                                             serves the configs
 #                                             (enable_configless), each
@@ -71,10 +74,15 @@
 #                                             contribs/slurm/slurm-frontend.sh
 #                                             builds (<prefix>/sbin, /bin,
 #                                             /lib/slurm, also the --libdir
-#                                             default); the client wrappers
-#                                             put <workdir>/bin first in PATH
-#                                             (a job's srun is 24.11's too);
-#                                             no --real-nodes
+#                                             default); with --real-nodes
+#                                             from the one that
+#                                             contribs/slurm/slurm-2411.sh real
+#                                             builds (no front end; its
+#                                             binaries find their
+#                                             libslurmfull by RUNPATH); the
+#                                             client wrappers put
+#                                             <workdir>/bin first in PATH (a
+#                                             job's srun is 24.11's too)
 # Option of restart:
 #       --kill                                SIGKILL instead of SIGTERM
 #                                             (a crash: no final state save)
@@ -517,10 +525,33 @@ resolve_real_binaries() {
     done
 }
 
+# Slurm 24.11 with --real-nodes: all of it from the prefix of our build
+# without front end (slurm-2411.sh real); RUNPATH finds its libslurmfull
+resolve_2411_real_binaries() {
+    local rs=$QFT_SLURM_DIR/rs
+    local build="contribs/slurm/slurm-2411.sh real"
+    SLURMCTLD=${SLURMCTLD:-$rs/sbin/slurmctld}
+    SLURMD=${SLURMD:-$rs/sbin/slurmd}
+    SLURMSTEPD=${SLURMSTEPD:-$rs/sbin/slurmstepd}
+    FE_LIBDIR=
+    BASE_PLUGIN_DIR=$rs/lib/slurm
+    CLIENT_DIR=$rs/bin
+    [ -d "$rs" ] || die "--real-nodes --series 24.11 needs Slurm 24.11 built without front end in $rs: run $build"
+    local b
+    for b in "$SLURMCTLD" "$SLURMD" "$SLURMSTEPD"; do
+        [ -x "$b" ] || die "no $b: run $build"
+    done
+    [ -f "$BASE_PLUGIN_DIR/libslurmfull.so" ] || die "no $BASE_PLUGIN_DIR/libslurmfull.so: run $build"
+    command -v munged >/dev/null || die "no munged: apt-get install munge"
+    local c
+    for c in $CLIENTS; do
+        [ -x "$CLIENT_DIR/$c" ] || die "no $CLIENT_DIR/$c: run $build"
+    done
+}
+
 # Slurm 24.11: all of it from the prefix of our front-end build
 resolve_2411_binaries() {
-    [ "$HARNESS_MODE" != real ] ||
-        die "--real-nodes is not available with --series 24.11 (a front-end build only)"
+    if [ "$HARNESS_MODE" = real ]; then resolve_2411_real_binaries; return; fi
     local paths=$QFT_SLURM_DIR/slurm-paths.sh
     local build="QFT_SLURM_SERIES=24.11 contribs/slurm/slurm-frontend.sh"
     [ -f "$paths" ] || die "no $paths: run $build"
@@ -572,25 +603,27 @@ resolve_binaries() {
 write_wrappers() {
     mkdir -p "$BIN"
     local c target
+    # 24.11: jobs inherit the client's PATH, so that the srun in a batch
+    # script is 24.11's (Debian's /usr/bin/srun is 22.05's)
+    local path_line=
+    if [ -n "$CLIENT_DIR" ]; then
+        path_line="case :\$PATH: in *:'$BIN':*) ;; *) PATH='$BIN':\$PATH; export PATH ;; esac"
+    fi
     if [ "$HARNESS_MODE" = real ]; then
-        # Debian's normal clients, with the system libslurmfull (RUNPATH)
+        # Debian's normal clients (24.11: ours), with the libslurmfull
+        # their RUNPATH names
         for c in $CLIENTS; do
             cat > "$BIN/$c" <<EOF
 #!/bin/sh
 # generated by contribs/slurm/harness.sh --real-nodes for $W
 SLURM_CONF='$ETC/slurm.conf'
 export SLURM_CONF
-unset LD_LIBRARY_PATH
-exec '/usr/bin/$c' "\$@"
+unset LD_LIBRARY_PATH${path_line:+
+$path_line}
+exec '${CLIENT_DIR:-/usr/bin}/$c' "\$@"
 EOF
             chmod 755 "$BIN/$c"
         done
-    fi
-    # 24.11: jobs inherit the client's PATH, so that the srun in a batch
-    # script is 24.11's (Debian's /usr/bin/srun is 22.05's)
-    local path_line=
-    if [ -n "$CLIENT_DIR" ]; then
-        path_line="case :\$PATH: in *:'$BIN':*) ;; *) PATH='$BIN':\$PATH; export PATH ;; esac"
     fi
     for c in $CLIENTS; do
         [ "$HARNESS_MODE" != real ] || break
@@ -883,7 +916,7 @@ do_start() {
         local ports=$((PORT_BASE + 1))
         [ "$nodes" = 1 ] || ports+="-$((PORT_BASE + nodes))"
         log "work dir $W: real nodes $NODE_NAMES, $TOPOLOGY, $SELECT," \
-            "ports $PORT_BASE (slurmctld), $ports (slurmd)"
+            "ports $PORT_BASE (slurmctld), $ports (slurmd)${CLIENT_DIR:+ (Slurm $SERIES)}"
     else
         log "work dir $W: $nodes nodes, $TOPOLOGY, $SELECT, ports $PORT_BASE/$((PORT_BASE + 1))${CLIENT_DIR:+ (Slurm $SERIES)}"
     fi

@@ -17,6 +17,14 @@
 #                              plugins compile against)
 #   slurm-2411.sh frontend  the same, then 5. make and 6. make install
 #                           into fe/ (every daemon, client and plugin)
+#   slurm-2411.sh real      steps 1-4, then the same source configured
+#                           without --enable-front-end (and with
+#                           --enable-multiple-slurmd) in rs-build/, made
+#                           and installed into rs/: the daemons and
+#                           clients of harness.sh --real-nodes --series
+#                           24.11 (one slurmd per node).  Only when asked
+#                           (tests/slurm/run.sh asks on 24.11); the time of
+#                           each step is logged
 #
 # Layout of the cache (QFT_SLURM_DIR, default <repo>/build/slurm-24.11):
 #   dl/          InRelease, Release (verified text), Sources.xz, the tarball
@@ -24,6 +32,7 @@
 #   fe-build/    the configured build dir             ($QFT_SLURM_BUILD,
 #                                                      $QFT_SLURM_FE_BUILD)
 #   fe/          the installed prefix                 ($QFT_SLURM_FE_PREFIX)
+#   rs-build/ rs/   the same for real slurmd (real)
 #   stamps/ logs/ slurm-paths.sh                      as for 22.05
 #
 # Idempotent: each step leaves a stamp and is skipped when its stamp is
@@ -40,8 +49,8 @@ QFT_SLURM_SERIES=24.11
 
 WHAT=${1:-frontend}
 case $WHAT in
-    source|frontend) ;;
-    *) qft_die "usage: $0 source|frontend" ;;
+    source|frontend|real) ;;
+    *) qft_die "usage: $0 source|frontend|real" ;;
 esac
 
 T0=$SECONDS
@@ -61,6 +70,14 @@ CONFIGURE_FLAGS=(--prefix="$QFT_SLURM_FE_PREFIX"
                  --sysconfdir="$QFT_SLURM_FE_PREFIX/etc"
                  --enable-front-end --with-munge
                  --disable-static --without-rpath --disable-debug)
+# real: no front end; several slurmd on one host (NodeName ... Port=,
+# slurmd -N) need multiple-slurmd, as Debian builds it
+QFT_SLURM_RS_BUILD=$QFT_SLURM_DIR/rs-build
+QFT_SLURM_RS_PREFIX=$QFT_SLURM_DIR/rs
+RS_CONFIGURE_FLAGS=(--prefix="$QFT_SLURM_RS_PREFIX"
+                    --sysconfdir="$QFT_SLURM_RS_PREFIX/etc"
+                    --enable-multiple-slurmd --with-munge
+                    --disable-static --without-rpath --disable-debug)
 mkdir -p "$QFT_SLURM_DIR" "$QFT_LOGS" "$DL"
 
 sha256_of() { sha256sum "$1" | cut -d' ' -f1; }
@@ -216,7 +233,11 @@ else
         qft_die "$QFT_SLURM_BUILD/slurm/slurm_version.h lacks SLURM_VERSION_NUMBER $num ($QFT_SLURM_VERSION)"
     qft_stamp "$CONF_STAMP"
 fi
-qft_write_paths
+# real leaves slurm-paths.sh alone: build.sh reconfigures the plugins when
+# it is newer than their Makefile
+if [ "$WHAT" != real ] || [ ! -f "$QFT_SLURM_DIR/slurm-paths.sh" ]; then
+    qft_write_paths
+fi
 
 # 5. make, 6. make install (frontend only)
 run_make() {
@@ -248,10 +269,59 @@ if [ "$WHAT" = frontend ]; then
     fi
 fi
 
+# 7. real: configure, make, make install without the front end
+if [ "$WHAT" = real ]; then
+    run_rs_configure() {
+        (cd "$QFT_SLURM_RS_BUILD" && "$QFT_SLURM_SRC/configure" "${RS_CONFIGURE_FLAGS[@]}") \
+            > "$QFT_LOGS/rs-configure.log" 2>&1 && return 0
+        tail -30 "$QFT_LOGS/rs-configure.log" >&2
+        qft_die "configure failed in $QFT_SLURM_RS_BUILD, see $QFT_LOGS/rs-configure.log"
+    }
+    RS_HASH=$(printf '%s\n' "${RS_CONFIGURE_FLAGS[@]}" | md5sum | cut -c1-8)
+    if qft_stamp_ok "rs-configure-$ORIG_SHA256-$RS_HASH" && [ -f "$QFT_SLURM_RS_BUILD/config.h" ]; then
+        qft_log "configure already done in $QFT_SLURM_RS_BUILD"
+    else
+        rm -rf "$QFT_SLURM_RS_BUILD"
+        rm -f "$QFT_STAMPS"/rs-*
+        mkdir -p "$QFT_SLURM_RS_BUILD"
+        qft_log "configure ${RS_CONFIGURE_FLAGS[*]} (log: $QFT_LOGS/rs-configure.log)"
+        qft_timed "configure (real slurmd, no front end)" run_rs_configure
+        ! grep -q '^#define HAVE_FRONT_END 1' "$QFT_SLURM_RS_BUILD/config.h" ||
+            qft_die "$QFT_SLURM_RS_BUILD/config.h has HAVE_FRONT_END"
+        grep -q '^#define MULTIPLE_SLURMD 1' "$QFT_SLURM_RS_BUILD/config.h" ||
+            qft_die "$QFT_SLURM_RS_BUILD/config.h lacks MULTIPLE_SLURMD"
+        qft_stamp "rs-configure-$ORIG_SHA256-$RS_HASH"
+    fi
+    QFT_SLURM_BUILD=$QFT_SLURM_RS_BUILD     # named by run_make's errors
+    if qft_stamp_ok "rs-make-$RS_HASH"; then
+        qft_log "make already done in $QFT_SLURM_RS_BUILD"
+    else
+        qft_timed "make -j$QFT_JOBS (real slurmd)" \
+            run_make "$QFT_LOGS/rs-make.log" -C "$QFT_SLURM_RS_BUILD" -j"$QFT_JOBS"
+        qft_stamp "rs-make-$RS_HASH"
+    fi
+    if qft_stamp_ok "rs-install-$RS_HASH" && [ -x "$QFT_SLURM_RS_PREFIX/sbin/slurmd" ]; then
+        qft_log "already installed in $QFT_SLURM_RS_PREFIX"
+    else
+        rm -rf "$QFT_SLURM_RS_PREFIX"
+        qft_timed "make install (real slurmd)" \
+            run_make "$QFT_LOGS/rs-install.log" -C "$QFT_SLURM_RS_BUILD" -j"$QFT_JOBS" install
+        for f in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/sbatch bin/srun \
+                 bin/scontrol lib/slurm/libslurmfull.so lib/slurm/topology_tree.so; do
+            [ -e "$QFT_SLURM_RS_PREFIX/$f" ] || qft_die "make install left no $QFT_SLURM_RS_PREFIX/$f"
+        done
+        qft_stamp "rs-install-$RS_HASH"
+    fi
+    QFT_SLURM_BUILD=$QFT_SLURM_FE_BUILD
+fi
+
 qft_log "slurm-2411.sh $WHAT finished in $((SECONDS - T0)) s"
 echo "QFT_SLURM_VERSION=$QFT_SLURM_VERSION (Debian $DEBIAN_VERSION)"
 echo "QFT_SLURM_SRC=$QFT_SLURM_SRC"
 echo "QFT_SLURM_BUILD=$QFT_SLURM_BUILD"
 if [ "$WHAT" = frontend ]; then
     echo "QFT_SLURM_FE_PREFIX=$QFT_SLURM_FE_PREFIX"
+fi
+if [ "$WHAT" = real ]; then
+    echo "QFT_SLURM_RS_PREFIX=$QFT_SLURM_RS_PREFIX"
 fi

@@ -27,9 +27,6 @@ check() { # check DESCRIPTION CMD...: ok if CMD succeeds
 	if "$@"; then ok "$what"; else bad "$what"; fi
 }
 skip() { say "skip: $*"; }
-# One real slurmd per node needs Debian's non-front-end daemons: 22.05 only
-# (the 24.11 build is a front-end one).
-real_nodes() { [ "$SERIES" = 22.05 ]; }
 # reconfigure_rejected LOG REGEX: a reconfigure refused what REGEX names
 # and kept what it had. 22.05: slurmctld logs it and keeps the fabric;
 # 24.11: the new slurmctld stops on it and the running one resumes.

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# spank/qft_lid (contribs/spank) in Debian's real slurmd and slurmstepd
-# (--real-nodes, 2 nodes): --qft-lid=MODE reaches slurmctld as QFT_LID=MODE
+# spank/qft_lid (contribs/spank) in real slurmd and slurmstepd (--real-nodes,
+# 2 nodes; 22.05: Debian's, 24.11: contribs/slurm/slurm-2411.sh real's):
+# --qft-lid=MODE reaches slurmctld as QFT_LID=MODE
 # in the job's SPANK environment (slurmd's Prolog sees SPANK_QFT_LID), a bad
 # MODE fails the submission, and every mode puts into the tasks' environment
 # what contribs/spank/README.md says: the batch step, a plain srun step and
@@ -14,7 +15,6 @@
 TEST_NAME=test-spank
 . "$(dirname "$0")/lib.sh"
 
-real_nodes || skip_test "real slurmd and slurmstepd (--real-nodes) exist for Slurm 22.05 only"
 SPANK=${QFT_SPANK_BUILD:-$QFT_PLUGIN_BUILD/../../contribs/spank}/spank_qft_lid.so
 [ -f "$SPANK" ] || { bad "no $SPANK: build with the Slurm source (make builds it)"; finish; }
 SPANK=$(cd "$(dirname "$SPANK")" && pwd)/spank_qft_lid.so
@@ -120,7 +120,8 @@ ctld_lacks() { check "$1" sh -c "! tail -n +$((CTLD_FROM + 1)) '$CTLD' | grep -q
 stepd_said() { expect_eq "$1" "$(cat "$W"/log/slurmd.*.log | grep -cF -- "$2")" "$3"; }
 
 # a slurmstepd that dies (the plugin runs in it) logs nothing: each step
-# slurmd launched must have logged its "done with job"
+# slurmd launched must have logged its "done with job" (24.11: "done with
+# step")
 # shellcheck disable=SC2317 # called through check
 stepds_ended() {
 	local logs=("$W"/log/slurmd.*.log) started ended
@@ -128,7 +129,7 @@ stepds_ended() {
 		grep -ho 'launch task StepId=[0-9.]*' "${logs[@]}" | sed 's/.*=//'
 		grep -ho 'Launching batch job [0-9]*' "${logs[@]}" | sed 's/.* \([0-9]*\)$/\1.batch/'
 	} | sort -u)
-	ended=$(grep -ho '\[[0-9a-z.]*\] done with job' "${logs[@]}" | sed 's/^\[\(.*\)\].*/\1/' | sort -u)
+	ended=$(grep -hoE '\[[0-9a-z.]*\] done with (job|step)$' "${logs[@]}" | sed 's/^\[\(.*\)\].*/\1/' | sort -u)
 	[ -n "$started" ] && [ -z "$(comm -23 <(echo "$started") <(echo "$ended"))" ]
 }
 

@@ -177,9 +177,7 @@ fi
 printf 'n0004\nn0002\nn0001\nn0003\n' >"$T/nodes4"
 mkdir -p "$T/c3conf" && echo "FabricFile=fabric4.json" >"$T/c3conf/qft.conf"
 W=$T/c3
-if ! real_nodes; then
-	skip "section 3: real slurmd (--real-nodes) exist for Slurm 22.05 only"
-elif start_cluster "$W" --real-nodes --node-file "$T/nodes4" -p "$T/plugins" -t topology/qft \
+if start_cluster "$W" --real-nodes --node-file "$T/nodes4" -p "$T/plugins" -t topology/qft \
 	-c "$T/c3conf/qft.conf" -c "$T/fabric4.json"; then
 	out=$(cd "$W" && timeout 60 "$W/bin/srun" -N4 -l sh -c 'echo $SLURMD_NODENAME $SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN' 2>&1 | grep -v '^srun: ' | sed 's/^[0-9]*: //' | sort)
 	expect_eq "topology addresses seen by the tasks" "$(echo "$out" | paste -sd,)" \
@@ -324,9 +322,7 @@ fi
 # slurm.conf, topology.conf, gres.conf, cgroup.conf, plugstack.conf, ...:
 # src/common/fetch_config.c); slurmd needs neither.
 W=$T/c8
-if ! real_nodes; then
-	skip "section 8: configless real slurmd exist for Slurm 22.05 only"
-elif start_cluster "$W" --real-nodes --configless --node-file "$T/nodes4" -p "$T/plugins" \
+if start_cluster "$W" --real-nodes --configless --node-file "$T/nodes4" -p "$T/plugins" \
 	-t topology/qft -c "$T/c3conf/qft.conf" -c "$T/fabric4.json"; then
 	BIN=$W/bin
 	ok "configless cluster with topology/qft up (4 real slurmd)"
