@@ -36,6 +36,7 @@ struct qft_fabric {
 	std::vector<qft_group_t> c_groups;
 	std::vector<size_t> host_group; // host ordinal -> leaf group
 	std::string report;             // findings of the import, a line each
+	mutable std::string tree_name;  // qft_fabric_tree_name()'s text
 
 	explicit qft_fabric(qft::Fabric f)
 		: model(std::make_unique<qft::Model>(std::move(f))), fabric(model->fabric())
@@ -257,6 +258,15 @@ unsigned qft_fabric_lmc(const qft_fabric_t *fabric)
 const char *qft_fabric_tuple(const qft_fabric_t *fabric)
 {
 	return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+}
+
+const char *qft_fabric_tree_name(const qft_fabric_t *fabric)
+{
+	if (!fabric || fabric->fabric.tree_tuple().empty())
+		return "";
+	const bool quasi = fabric->fabric.tree_kind() == qft::TreeKind::qft;
+	fabric->tree_name = qft::cat(quasi ? "QFT of " : "", "PGFT(", fabric->fabric.tree_tuple(), ")");
+	return fabric->tree_name.c_str();
 }
 
 qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric, const char *spec, char **err)

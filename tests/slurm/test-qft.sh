@@ -35,13 +35,10 @@ check "topology/qft loaded the fabric" grep -q "topology/qft: fabric $W/etc/fabr
 # 69 = 64 leaves + 4 QFT level-2 sub-trees + the top: the QFT's reading
 # (the PGFT of the tuple has 64 + 8 + 1 = 73)
 check "topology/qft read the QFT's 69 sub-trees" grep -q "topology/qft: fabric .*: .*, 1024 hosts, 69 switch groups" "$LOG"
-# The plugin prints the tuple as "PGFT(%s)" (src/plugins/topology/qft/
-# topology_qft.c; the C API has no call for the tree's kind yet).
-if grep -q "topology/qft: fabric .*QFT of PGFT($tuple)" "$LOG"; then
-	ok "topology/qft names it the QFT of PGFT($tuple)"
-else
-	skip "topology/qft names the fabric PGFT($tuple): its message has no QFT wording yet (topology_qft.c)"
-fi
+check "topology/qft names it the QFT of PGFT($tuple)" \
+	grep -q "topology/qft: fabric .*: QFT of PGFT($tuple), 1024 hosts" "$LOG"
+check "select/rlft names it the QFT of PGFT($tuple)" \
+	grep -q "select/rlft: fabric .*: QFT of PGFT($tuple), 1024 hosts" "$LOG"
 check "switch table of 69 records on 3 levels" grep -q "topology/qft: switch table of 69 records on 3 levels" "$LOG"
 
 # --- the switch table: the QFT sub-trees of `qft topology-conf` -----------

@@ -24,6 +24,7 @@ static void generate_and_query(void **state)
 	assert_string_equal(qft_fabric_host_name(f, 0), "n0001");
 	assert_null(qft_fabric_host_name(f, 324));
 	assert_string_equal(qft_fabric_tuple(f), "2;18,18;1,18;1,1");
+	assert_string_equal(qft_fabric_tree_name(f), "PGFT(2;18,18;1,18;1,1)");
 	uint64_t idx = 0;
 	assert_int_equal(qft_fabric_tree_index(f, "n0100", &idx, NULL), QFT_OK);
 	assert_int_equal(idx, 99);

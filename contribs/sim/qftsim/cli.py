@@ -29,8 +29,10 @@ rlft, cons_tres-qft, cons_tres, block):
 
 Synthetic workloads (--synthetic KIND; N = hosts with a Slurm name,
 L = hosts per leaf switch (m_1 of the tuple), P = m_1*m_2 hosts per
-level-2 subtree; every random draw comes from one generator seeded with
---seed, in a fixed order: sizes, run times, then inter-arrival gaps):
+level-2 subtree of the PGFT (with --qft too, so that the QFT and the
+PGFT of one tuple get the same job stream); every random draw comes from
+one generator seeded with --seed, in a fixed order: sizes, run times,
+then inter-arrival gaps):
   normal300  sizes round(Normal(300, 20)) clipped to [2, N] (seed 002,
              slide 12: 12 jobs of Normal(300,20) on a 4536-host tree);
              run times LogUniform(600 s, 3600 s); default 12 jobs
@@ -141,6 +143,8 @@ def parse_args(argv):
         epilog="\n\n".join(__doc__.split("\n\n")[1:]))
     g = p.add_argument_group("fabric (one of)")
     g.add_argument("--pgft", metavar="TUPLE", help="generate PGFT(h;m..;w..;p..) with qft gen")
+    g.add_argument("--qft", metavar="TUPLE",
+                   help="generate the QFT of PGFT(h;m..;w..;p..) with qft gen qft (seed 002)")
     g.add_argument("--fabric", metavar="FILE", help="a slurm-qft fabric JSON file")
     g.add_argument("--ibnetdiscover", metavar="FILE", help="ibnetdiscover output (qft import)")
     g.add_argument("--names", metavar="REGEX", help="host names from node descriptions (import)")

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The fabric a run uses: generated, copied or imported by the qft tool,
-with its named hosts (the Slurm nodes, in tree order) and its tuple."""
+with its named hosts (the Slurm nodes, in tree order), its tuple and its
+kind (a PGFT, or the QFT of a PGFT tuple: seed 002, docs/qft.md)."""
 
 import json
 import os
@@ -11,7 +12,14 @@ from .common import SimError, run
 
 
 class Fabric:
-    """The fabric JSON, its named hosts in tree order and its tuple."""
+    """The fabric JSON, its named hosts in tree order, its tuple and kind.
+
+    leaf, pod and block come from the PGFT tuple (m_1, m_1 m_2, prod w)
+    on a QFT too: the synthetic workloads size their jobs by them, so a
+    QFT and the PGFT of the same tuple get the same job stream. A QFT's
+    own sub-trees are larger (docs/qft.md, "Recognition and sub-trees");
+    `qft topology-conf` writes them for the topology/tree and
+    topology/block policies."""
 
     def __init__(self, path):
         self.path = path
@@ -22,6 +30,7 @@ class Fabric:
         if not self.names:
             raise SimError("%s: no host has a name" % path)
         self.tuple = data.get("tree") or ""
+        self.kind = data.get("tree_kind") or "pgft"
         self.m = self.w = []
         if self.tuple:
             parts = self.tuple.split(";")
@@ -37,12 +46,19 @@ class Fabric:
         for x in self.w:
             self.block *= x
 
+    def tree_name(self):
+        """"PGFT(t)" or "QFT of PGFT(t)"; "" without a tree."""
+        if not self.tuple:
+            return ""
+        t = "PGFT(%s)" % self.tuple
+        return "QFT of " + t if self.kind == "qft" else t
+
     @property
     def hosts(self):
         return len(self.names)
 
     def describe(self):
-        t = "PGFT(%s)" % self.tuple if self.tuple else "fabric without a tree"
+        t = self.tree_name() or "fabric without a tree"
         return "%s, %d hosts, leaf %d, block %d" % (t, self.hosts, self.leaf, self.block)
 
 
@@ -51,12 +67,16 @@ def prepare_fabric(args, out, qft):
     OUT/topology.conf (for the topology/tree policies) and
     OUT/topology-block.conf (topology/block, Slurm 24.11)."""
     path = os.path.join(out, "fabric.json")
-    if args.pgft:
-        tuple_ = args.pgft.strip()
-        m = re.match(r"^(?:PGFT)?\((.*)\)$", tuple_)
+    gen = [(k, v) for k, v in (("pgft", args.pgft), ("qft", args.qft)) if v]
+    if len(gen) > 1:
+        raise SimError("give one of --pgft and --qft")
+    if gen:
+        kind, tuple_ = gen[0][0], gen[0][1].strip()
+        # "PGFT(t)", "QFT(t)", "QFT of PGFT(t)" or the bare tuple t
+        m = re.match(r"^(?:QFT of )?(?:PGFT|QFT)?\((.*)\)$", tuple_)
         if m:
             tuple_ = m.group(1)
-        run([qft, "gen", "pgft", tuple_, "-o", path])
+        run([qft, "gen", kind, tuple_, "-o", path])
     elif args.fabric:
         if os.path.abspath(args.fabric) != os.path.abspath(path):
             shutil.copyfile(args.fabric, path)
@@ -66,7 +86,8 @@ def prepare_fabric(args, out, qft):
             cmd += ["--names", args.names]
         run(cmd)
     else:
-        raise SimError("give a fabric: --pgft TUPLE, --fabric FILE or --ibnetdiscover FILE")
+        raise SimError("give a fabric: --pgft TUPLE, --qft TUPLE, --fabric FILE or "
+                       "--ibnetdiscover FILE")
     fab = Fabric(path)
     with open(os.path.join(out, "nodes"), "w") as f:
         f.write("\n".join(fab.names) + "\n")

@@ -101,6 +101,9 @@ QFT_EXPORT const char *qft_fabric_host_name(const qft_fabric_t *fabric,
 					    size_t ord);
 /* The PGFT tuple of the recognised tree, "" when the fabric has none. */
 QFT_EXPORT const char *qft_fabric_tuple(const qft_fabric_t *fabric);
+/* The tree for messages: "PGFT(<tuple>)", or "QFT of PGFT(<tuple>)" for
+ * the Quasi Fat Tree of that tuple (seed 002); "" without a tree. */
+QFT_EXPORT const char *qft_fabric_tree_name(const qft_fabric_t *fabric);
 /* The fabric's LMC: each host answers on 2^LMC LIDs. */
 QFT_EXPORT unsigned qft_fabric_lmc(const qft_fabric_t *fabric);
 

@@ -244,6 +244,7 @@ static const qft_ops_t _local_ops = {
 	.fabric_host_count = qft_fabric_host_count,
 	.fabric_find_host = qft_fabric_find_host,
 	.fabric_tuple = qft_fabric_tuple,
+	.fabric_tree_name = qft_fabric_tree_name,
 	.fabric_sort_tree_order = qft_fabric_sort_tree_order,
 	.placer_create = qft_placer_create,
 	.placer_destroy = qft_placer_destroy,

@@ -89,7 +89,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 5
+#define QFT_SHARED_ABI 6
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
@@ -107,6 +107,7 @@ typedef struct qft_ops {
 	size_t (*fabric_host_count)(const qft_fabric_t *fabric);
 	size_t (*fabric_find_host)(const qft_fabric_t *fabric, const char *name);
 	const char *(*fabric_tuple)(const qft_fabric_t *fabric);
+	const char *(*fabric_tree_name)(const qft_fabric_t *fabric);
 	qft_status_t (*fabric_sort_tree_order)(const qft_fabric_t *fabric, size_t *hosts,
 					       size_t count, char **err);
 	qft_status_t (*placer_create)(const qft_fabric_t *fabric,

@@ -236,8 +236,8 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_conf_free(&rconf);
 	rconf = *fresh_conf;
 	have_conf = true;
-	info("%s: fabric %s%s: PGFT(%s), %zu hosts; shapes %s, remainder %s, ranking %s by %s", PFX,
-	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tuple(fabric),
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, remainder %s, ranking %s by %s", PFX,
+	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
 	     lib->fabric_host_count(fabric),
 	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
 	     rconf.reserve_remainder ? "reserve" : "exact",

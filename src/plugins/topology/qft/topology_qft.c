@@ -171,8 +171,8 @@ static int _load_fabric(void)
 	qft_shared_fabric_release(shared); /* select/rlft may hold it still */
 	shared = qft_shared_fabric_create(fresh, conf.fabric_file);
 	fabric = shared->fabric;
-	info("%s: fabric %s: PGFT(%s), %zu hosts, %zu switch groups, routing %s",
-	     plugin_type, shared->source, qft_fabric_tuple(fabric),
+	info("%s: fabric %s: %s, %zu hosts, %zu switch groups, routing %s",
+	     plugin_type, shared->source, qft_fabric_tree_name(fabric),
 	     qft_fabric_host_count(fabric), qft_fabric_group_count(fabric),
 	     qft_fabric_routing(fabric));
 	_log_report(qft_fabric_report(fabric));
