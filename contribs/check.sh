@@ -34,8 +34,11 @@ case ${QFT_SLURM_SERIES:-22.05} in
 	;;
 esac
 mkdir -p "$top/build"
+# each stage's start, in minutes since the start, so that a slow stage shows
+stage() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+trap 'stage "end (exit $?)"' EXIT
 "$top/contribs/scripts/deps.sh" python3-matplotlib
-echo "== Slurm ${QFT_SLURM_SERIES:-22.05} source (contribs/slurm/slurm-source.sh)"
+stage "Slurm ${QFT_SLURM_SERIES:-22.05} source (contribs/slurm/slurm-source.sh)"
 "$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source$sfx.log" 2>&1 || {
 	tail -30 "$top/build/slurm-source$sfx.log"
 	exit 1
@@ -46,7 +49,7 @@ run_check() {
 	shift
 	local build
 	build=$("$top/contribs/scripts/build.sh" "$name" "$@")
-	echo "== make check ($name)"
+	stage "make check ($name)"
 	if ! make -C "$build" -s -j"$(nproc)" check; then
 		for log in "$build"/tests/*/*.log; do
 			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null || continue
@@ -59,24 +62,24 @@ run_check() {
 
 run_check "release$sfx"
 if [ "$what" = slurm ]; then
-	echo "== make check-slurm (front-end slurmctld)"
+	stage "make check-slurm (front-end slurmctld)"
 	make -C "$top/build/release$sfx" -s check-slurm
 	exit 0
 fi
 run_check "sanitize$sfx" --enable-sanitizers
-echo "== make check-slurm (front-end slurmctld)"
+stage "make check-slurm (front-end slurmctld)"
 make -C "$top/build/release$sfx" -s check-slurm
-echo "== make check-sim (contribs/sim/qft-sim on small front-end clusters)"
+stage "make check-sim (contribs/sim/qft-sim on small front-end clusters)"
 make -C "$top/build/release$sfx" -s check-sim
-echo "== make check-ib (OpenSM on ibsim)"
+stage "make check-ib (OpenSM on ibsim)"
 make -C "$top/build/release$sfx" -s check-ib
-echo "== make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
+stage "make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-20} s each)"
 make -C "$top/build/release$sfx" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-20}"
 if [ -z "$sfx" ]; then
 	# the plugins against Slurm 24.11 too: its build (about 5 min the
 	# first time), the plugins, their Slurm tests (the unit tests above
 	# do not depend on Slurm)
-	echo "== Slurm 24.11: source, plugins, make check-slurm"
+	stage "Slurm 24.11: source, plugins, make check-slurm"
 	QFT_SLURM_SERIES=24.11 "$top/contribs/slurm/slurm-source.sh" \
 		>"$top/build/slurm-source-24.11.log" 2>&1 || {
 		tail -30 "$top/build/slurm-source-24.11.log"
@@ -84,8 +87,8 @@ if [ -z "$sfx" ]; then
 	}
 	build=$(QFT_SLURM_SERIES=24.11 "$top/contribs/scripts/build.sh" release-24.11)
 	make -C "$build" -s check-slurm
-	echo "== make check-sim on Slurm 24.11 (with stock cons_tres + topology/qft and topology/block)"
+	stage "make check-sim on Slurm 24.11 (with stock cons_tres + topology/qft and topology/block)"
 	make -C "$build" -s check-sim
 fi
-echo "== make bench (figures, not pass/fail)"
+stage "make bench (figures, not pass/fail)"
 make -C "$top/build/release$sfx" -s bench

@@ -44,7 +44,7 @@ class Tree;
 using FirstHop = std::function<PortIdx(unsigned level, uint64_t index, uint64_t j, uint64_t v)>;
 
 // The forwarding tables of a closed-form routing (the one builder of
-// DModK::tables() and QftRoute::tables()): every switch of `tree` gets,
+// TreeRouter::tables(), lib/route/tree_router.hpp): every switch of `tree` gets,
 // for every placed host's LID + k (k < offsets), the IB port of
 // first_hop(level, index, j, j + k), or no entry where that is kNone;
 // every switch gets the switch LIDs by shortest paths over switch cables,

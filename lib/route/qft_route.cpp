@@ -25,37 +25,34 @@ unsigned group(const Pgft &g, unsigned l) { return qft_side_linked(g, l) ? g.p(l
 
 } // namespace
 
+// The tables of lib/route/tree_router.hpp, for the QFT:
+// key(dst, l) = (R_l + W_l s_l) U_l + g_l(v), R_l the index of the digits
+// b_1..b_l of v's up-path and s_l its side member in digit l+1 (0 off
+// side-linked levels); src_base(src, l) = W_l (G_l + m_{l+1}
+// floor(j / M_{l+1})) U_l, G_l digit l+1 of j rounded down to its group
+// (side-linked) or digit l+1 itself; subtree(j, l) = floor(j / (M_l p'_l)),
+// p'_l = p_l on a side-linked level, else 1: the QFT subtree of level l.
 QftRoute::QftRoute(const Fabric &fabric, const Tree &tree)
-	: fabric_(fabric), tree_(tree), h_(tree.pgft().h()),
-	  offsets_(1u << fabric.lmc()), complete_(tree.missing().empty())
+	: TreeRouter(fabric, tree, "QFT routing")
 {
 	const Pgft &g = tree.pgft();
 	if (!tree.qft())
 		fail(Status::invalid, "QFT routing: the fabric is PGFT(", g.text(),
 		     "), expected the QFT of a PGFT (qft gen qft)");
-	const size_t hosts = fabric.hosts().size();
-	tree_index_.resize(hosts);
-	src_base_.resize(hosts * h_);
-	subtree_.resize(hosts * (h_ + 1));
+	const size_t hosts = tree_index_.size();
 	for (HostOrd s = 0; s < hosts; s++) {
-		const uint64_t j = tree.host_index(s);
-		tree_index_[s] = j;
-		if (j == kNone) {
-			complete_ = false;
+		const uint64_t j = tree_index_[s];
+		if (j == kNone)
 			continue;
-		}
 		for (unsigned l = 0; l <= h_; l++)
-			subtree_[s * (h_ + 1) + l] = uint32_t(j / (g.M(l) * group(g, l)));
+			subtree(s, l) = uint32_t(j / (g.M(l) * group(g, l)));
 		for (unsigned l = 0; l < h_; l++) {
 			const unsigned p = group(g, l);
 			const uint64_t digit = (j / g.M(l)) % g.m(l + 1) / p * p; // G_l
-			src_base_[s * h_ + l] = uint32_t(
+			src_base(s, l) = uint32_t(
 				g.W(l) * (digit + g.m(l + 1) * (j / g.M(l + 1))) * g.up_ports(l));
 		}
 	}
-	for (unsigned l = 0; l < h_; l++)
-		up_slots_.push_back(&tree.up_slot(l, 0));
-	dst_hop_.assign(size_t(offsets_) * hosts * h_, DstHop{0, kNone});
 	for (unsigned k = 0; k < offsets_; k++) {
 		for (HostOrd d = 0; d < hosts; d++) {
 			const uint64_t j = tree_index_[d];
@@ -63,15 +60,15 @@ QftRoute::QftRoute(const Fabric &fabric, const Tree &tree)
 				continue;
 			const uint64_t v = j + k;
 			// Walk v's up-path from j itself: the descent mirrors it.
-			std::vector<unsigned> x = g.digits(0, j);
+			Digits x = g.digits(0, j);
 			for (unsigned l = 0; l < h_; l++) {
 				const unsigned q = up_port(l, v);
 				const uint64_t idx = g.index(l, x);
 				const unsigned side = qft_side_linked(g, l) ? x[l] % g.p(l) : 0;
-				const size_t at = (size_t(k) * hosts + d) * h_ + l;
-				dst_hop_[at].key = uint32_t((idx % g.W(l) + g.W(l) * side) * g.up_ports(l) + q);
+				DstHop &hop = dst_hop(k, d, l);
+				hop.key = uint32_t((idx % g.W(l) + g.W(l) * side) * g.up_ports(l) + q);
 				const PortIdx up = tree.up_port(l, idx, q);
-				dst_hop_[at].down = up == kNone ? kNone : fabric.port(up).peer;
+				hop.down = up == kNone ? kNone : fabric.port(up).peer;
 				x = qft_uplink(g, l, x, q).parent;
 			}
 		}
@@ -87,48 +84,6 @@ unsigned QftRoute::up_port(unsigned l, uint64_t v) const
 		u = (v / r_prime(g, li - 2)) % (uint64_t(w_at(g, li - 1)) * p_at(g, li - 1)) /
 		    w_at(g, li - 1);
 	return unsigned((v / r_prime(g, li) * p_at(g, li - 1) + u) % g.up_ports(l));
-}
-
-void QftRoute::check_host(HostOrd h) const
-{
-	if (tree_index_[h] == kNone)
-		fail(Status::unroutable, "QFT routing: ", fabric_.node_label(fabric_.hosts()[h]),
-		     " has no tree position (no cable to its leaf)");
-}
-
-unsigned QftRoute::path(HostOrd src, HostOrd dst, unsigned offset, PortIdx *out) const
-{
-	if (src == dst)
-		return 0;
-	if (offset >= offsets_)
-		fail(Status::invalid, "LID offset ", offset, ", expected 0..", offsets_ - 1,
-		     " (LMC ", fabric_.lmc(), ")");
-	check_host(src);
-	check_host(dst);
-	const unsigned top = common_level(src, dst);
-	const size_t at = (size_t(offset) * tree_index_.size() + dst) * h_;
-	for (unsigned l = 0; l < top; l++) {
-		const DstHop &hop = dst_hop_[at + l];
-		const PortIdx up = up_slots_[l][src_base_[size_t(src) * h_ + l] + hop.key];
-		if (up == kNone || hop.down == kNone) // a missing cable: the rule's detour
-			return fallback_path(src, dst, offset, out);
-		out[l] = up;
-		out[2 * top - 1 - l] = hop.down;
-	}
-	return 2 * top;
-}
-
-unsigned QftRoute::fallback_path(HostOrd src, HostOrd dst, unsigned offset,
-				 PortIdx *out) const
-{
-	const uint64_t j = tree_index_[dst];
-	const unsigned n = next_hops(0, tree_index_[src], j, j + offset, out);
-	if (!n)
-		fail(Status::unroutable, "QFT routing: no path from ",
-		     fabric_.node_label(fabric_.hosts()[src]), " to ",
-		     fabric_.node_label(fabric_.hosts()[dst]), " at LID offset ", offset,
-		     ": missing cables leave no way up and down to it");
-	return n;
 }
 
 unsigned QftRoute::next_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
@@ -204,71 +159,6 @@ unsigned QftRoute::down_hops(unsigned l, const Digits &a, const Digits &d, uint6
 		}
 	}
 	return 0;
-}
-
-// Every switch's entry: the first link of the rule from it.
-Lfts QftRoute::tables() const
-{
-	return tree_tables(fabric_, tree_, offsets_,
-			   [this](unsigned l, uint64_t idx, uint64_t j, uint64_t v) {
-				   PortIdx hops[kMaxPathLinks];
-				   return next_hops(l, idx, j, v, hops) ? hops[0] : kNone;
-			   });
-}
-
-// path() inlined for a complete tree; H > 0 fixes h so that loops unroll.
-// Locals, not members: stores to the loads could alias them otherwise.
-template <unsigned H, bool Sparse>
-void QftRoute::add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const
-{
-	const unsigned h = H ? H : h_;
-	const size_t hosts = tree_index_.size();
-	const unsigned offsets = offsets_;
-	const uint32_t *subtree = subtree_.data();
-	const uint32_t *src_base = src_base_.data();
-	const DstHop *dst_hop = dst_hop_.data();
-	const PortIdx *const *up_slots = up_slots_.data();
-	LinkLoads::Writer<Sparse> out(loads);
-	for (size_t i = 0; i < n; i++) {
-		const HostOrd src = flows[i].src, dst = flows[i].dst;
-		if (flows[i].offset >= offsets)
-			fail(Status::invalid, "LID offset ", unsigned(flows[i].offset),
-			     ", expected 0..", offsets - 1, " (LMC ", fabric_.lmc(), ")");
-		const uint32_t *ss = subtree + size_t(src) * (h + 1);
-		const uint32_t *ds = subtree + size_t(dst) * (h + 1);
-		unsigned top = src != dst; // as common_level(); 0: no links
-		for (unsigned l = 1; l < h; l++)
-			top += ss[l] != ds[l];
-		const uint32_t *base = src_base + size_t(src) * h;
-		const DstHop *hop = dst_hop + (size_t(flows[i].offset) * hosts + dst) * h;
-		for (unsigned l = 0; l < top; l++) {
-			out.add(up_slots[l][base[l] + hop[l].key]);
-			out.add(hop[l].down);
-		}
-	}
-}
-
-void QftRoute::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
-{
-	if (!complete_) {
-		Router::add_loads(flows, n, loads); // path(): names what is unroutable
-		return;
-	}
-	const bool sparse = loads.sparse();
-	switch (h_) {
-	case 2:
-		sparse ? add_loads_complete<2, true>(flows, n, loads)
-		       : add_loads_complete<2, false>(flows, n, loads);
-		break;
-	case 3:
-		sparse ? add_loads_complete<3, true>(flows, n, loads)
-		       : add_loads_complete<3, false>(flows, n, loads);
-		break;
-	default:
-		sparse ? add_loads_complete<0, true>(flows, n, loads)
-		       : add_loads_complete<0, false>(flows, n, loads);
-		break;
-	}
 }
 
 } // namespace qft

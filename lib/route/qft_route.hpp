@@ -32,7 +32,7 @@
 // the placer does not apply its PGFT D-Mod-K proofs to it.
 //
 // Missing cables (slide 17's fault resilience): one rule, next_hops(),
-// gives path() and the exported tables(), as in lib/route/dmodk.hpp. A
+// gives path() and the exported tables() (lib/route/tree_router.hpp). A
 // pair whose closed-form path is whole keeps it; the others follow the
 // rule, which is the closed form wherever its cables are there:
 // - an ancestor of j (descendant criterion) goes down to a child on j's
@@ -59,38 +59,23 @@
 #include <cstdint>
 #include <vector>
 
-#include "lib/route/lft.hpp"
-#include "lib/route/router.hpp"
-#include "lib/tree/tree.hpp"
+#include "lib/route/tree_router.hpp"
 
 namespace qft {
 
-class QftRoute final : public Router {
+class QftRoute final : public TreeRouter {
 public:
 	// Borrows fabric and tree; both must outlive the router. Throws
 	// Error(invalid) when the tree is not a QFT.
 	QftRoute(const Fabric &fabric, const Tree &tree);
 	const char *name() const override { return "qft"; }
-	unsigned offsets() const override { return offsets_; }
-	unsigned path(HostOrd src, HostOrd dst, unsigned offset,
-		      PortIdx *out) const override;
-	void add_loads(const Flow *flows, size_t n, LinkLoads &loads) const override;
 
-	// g_l(v) of slide 16, for tests and reports.
-	unsigned up_port(unsigned level, uint64_t v) const;
+	// g_l(v) of slide 16.
+	unsigned up_port(unsigned level, uint64_t v) const override;
 
-	// The forwarding tables of this routing, for every host LID offset:
-	// each switch's entry is the first link of next_hops() from it (the
-	// closed form where its cables are there); switch LIDs by shortest
-	// paths (lib/route/lft.hpp tree_tables()).
-	Lfts tables() const;
-
-	// The rule (see the head of this file): the links from the node at
-	// `level`, `index` (a host: level 0, index its tree index) to the host
-	// of tree index j addressed as v = j + LID offset, written to out[];
-	// returns their number, 0 when the rule does not reach j.
+	// The rule (see the head of this file).
 	unsigned next_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
-			   PortIdx *out) const;
+			   PortIdx *out) const override;
 
 private:
 	using Digits = std::vector<unsigned>;
@@ -99,48 +84,6 @@ private:
 	// Ancestor a at `level` (>= 1) down to d, the rule's down half.
 	unsigned down_hops(unsigned level, const Digits &a, const Digits &d, uint64_t v,
 			   PortIdx *out) const;
-	unsigned fallback_path(HostOrd src, HostOrd dst, unsigned offset,
-			       PortIdx *out) const;
-	// The level of the lowest common ancestor: one more than the number
-	// of levels 1..h-1 whose QFT subtrees (descendant criterion) differ;
-	// differing at l, two hosts differ at every level below it too.
-	unsigned common_level(HostOrd src, HostOrd dst) const
-	{
-		const uint32_t *ss = &subtree_[size_t(src) * (h_ + 1)];
-		const uint32_t *ds = &subtree_[size_t(dst) * (h_ + 1)];
-		unsigned top = 1;
-		for (unsigned l = 1; l < h_; l++)
-			top += ss[l] != ds[l];
-		return top;
-	}
-	template <unsigned H, bool Sparse>
-	void add_loads_complete(const Flow *flows, size_t n, LinkLoads &loads) const;
-	void check_host(HostOrd h) const;
-
-	const Fabric &fabric_;
-	const Tree &tree_;
-	unsigned h_, offsets_;
-	// Per (offset, dst host, level l < h): `key`, the part of the level-l
-	// up-link slot (node index * U_l + q) that depends on the destination:
-	// (R_l + W_l s_l) U_l + g_l(v), with R_l the index of the digits
-	// b_1..b_l of v's up-path and s_l its side member in digit l+1 (0 off
-	// side-linked levels); `down`, the link the level-(l+1) switch of v's
-	// up-path sends toward dst on.
-	struct DstHop {
-		uint32_t key;
-		PortIdx down;
-	};
-	std::vector<DstHop> dst_hop_;
-	// Per (src host, level l < h): W_l (G_l + m_{l+1} floor(j / M_{l+1})) U_l,
-	// with G_l digit l+1 of j rounded down to its group (side-linked) or
-	// digit l+1 itself: the part of the slot that depends on the source.
-	std::vector<uint32_t> src_base_;
-	// Per (host, level l): floor(j / (M_l p'_l)), p'_l = p_l on a
-	// side-linked level, else 1: the QFT subtree of level l holding j.
-	std::vector<uint32_t> subtree_;
-	std::vector<uint64_t> tree_index_; // host ordinal -> j
-	std::vector<const PortIdx *> up_slots_; // Tree's up-port table per level
-	bool complete_; // no cable missing, every host placed
 };
 
 } // namespace qft

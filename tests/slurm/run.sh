@@ -17,9 +17,26 @@ if [ "${QFT_SLURM_SERIES:-22.05}" = 24.11 ]; then
 		exit 1
 	}
 fi
-passed=0 failed=0
+passed=0 failed=0 failures=
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 for t in "$HERE"/test-*.sh; do
-	if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+	name=$(basename "$t" .sh)
+	start=$SECONDS
+	# each test's output goes to the terminal and to a log, so that the
+	# failures can be repeated at the end, where CI's tail shows them
+	if "$t" 2>&1 | tee "$logs/$name"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		failures="$failures $name"
+	fi
+	echo "run.sh: $name took $((SECONDS - start)) s"
 done
-echo "slurm integration: $passed passed, $failed failed"
+for name in $failures; do
+	echo "---- $name: its failed checks and last lines"
+	grep -E '\] FAIL: ' "$logs/$name" | head -20
+	tail -15 "$logs/$name"
+done
+echo "slurm integration (Slurm ${QFT_SLURM_SERIES:-22.05}): $passed passed, $failed failed${failures:+ (failed:$failures)}"
 [ "$failed" = 0 ]
