@@ -170,20 +170,11 @@ if [ "$series" != 22.05 ]; then
 	# 24-27/39 under the others): a job of at most a leaf (12 nodes) in one
 	# leaf, one of at most 24 in one aligned pair of leaves (BlockSizes=12,24)
 	check "block: every job of <= 12 nodes in one leaf, of <= 24 in one aligned pair" \
-		/usr/bin/python3 - "$O/block/jobs.json" <<'PY'
-import json, re, sys
+		/usr/bin/python3 - "$O/block/jobs.json" "$HERE" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from hostlist import expand
 jobs = json.load(open(sys.argv[1]))["jobs"]
-def expand(hl):
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", hl):
-        pre, rng = m.group(1), m.group(2)
-        if not rng:
-            out.append(pre)
-            continue
-        for part in rng.split(","):
-            a, _, b = part.partition("-")
-            out += ["%s%0*d" % (pre, len(a), i) for i in range(int(a), int(b or a) + 1)]
-    return out
 small = [j for j in jobs if j["size"] <= 24]
 assert small, "no job of <= 24 nodes"
 for j in small:
@@ -196,27 +187,16 @@ for p in "${policies[@]}"; do
 	check "$p: submitted 40 = completed + failed + cancelled" pyjson "$O/report.json" \
 		'(lambda s: s["submitted"] == 40 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["'$p'"])'
 	check "$p: all 40 completed" pyjson "$O/report.json" 'd["policies"]["'$p'"]["completed"] == 40'
-	check "$p: every job has nodes, start, end, and no node runs two jobs at once" /usr/bin/python3 - "$O/$p/jobs.json" <<'PY'
-import json, subprocess, sys
+	check "$p: every job has nodes, start, end, and no node runs two jobs at once" /usr/bin/python3 - "$O/$p/jobs.json" "$HERE" <<'PY'
+import json, sys
 d = json.load(open(sys.argv[1]))
 jobs = d["jobs"]
 assert len(jobs) == 40
 for j in jobs:
     assert j["nodelist"] and j["start"] is not None and j["end"] >= j["start"] >= j["submit"], j
     assert j["nodes"] == j["size"], j
-import re
-def expand(hl):
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", hl):
-        pre, rng = m.group(1), m.group(2)
-        if not rng:
-            out.append(pre)
-            continue
-        for part in rng.split(","):
-            a, _, b = part.partition("-")
-            for i in range(int(a), int(b or a) + 1):
-                out.append("%s%0*d" % (pre, len(a), i))
-    return out
+sys.path.insert(0, sys.argv[2])
+from hostlist import expand
 # a node's jobs never overlap in time (Slurm's whole seconds: end <= next start)
 use = {}
 for j in jobs:
