@@ -5,6 +5,7 @@
 
 #include "lib/common/error.hpp"
 #include "lib/place/order.hpp"
+#include "lib/place/qft_runs.hpp"
 #include "lib/place/shape.hpp"
 
 namespace qft {
@@ -194,7 +195,7 @@ std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 {
 	const Pgft &g = tree_.pgft();
 	// A product or near product keeps its whole product.
-	if (policy_.products) {
+	if (products_on()) {
 		const std::vector<uint64_t> hull = product_hull(tree_indexes(hosts));
 		if (!hull.empty()) {
 			std::vector<HostOrd> out;
@@ -218,9 +219,9 @@ std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 	if (placed.empty())
 		return {};
 	unsigned level = 1;
-	while (level < g.h() && lo / g.M(level) != hi / g.M(level))
+	while (level < g.h() && lo / tree_.subtree_hosts(level) != hi / tree_.subtree_hosts(level))
 		level++;
-	uint64_t w = g.W(level);
+	const uint64_t w = block_hosts(tree_, level);
 	std::vector<HostOrd> out;
 	std::vector<bool> seen(g.hosts() / w + 1, false);
 	for (HostOrd h : placed) {
@@ -275,7 +276,7 @@ void Placer::remove_running(uint32_t job_id)
 std::vector<std::pair<uint32_t, uint64_t>> Placer::subtrees_holding(unsigned level,
 								    const Search &s) const
 {
-	const uint64_t m = tree_.pgft().M(level), hosts = tree_.pgft().hosts();
+	const uint64_t m = tree_.subtree_hosts(level), hosts = tree_.pgft().hosts();
 	std::vector<std::pair<uint32_t, uint64_t>> subs;
 	for (uint64_t sub = 0; sub * m < hosts; sub++) {
 		uint32_t f = s.counts.free_in(sub * m, std::min(hosts, (sub + 1) * m));
@@ -294,8 +295,9 @@ bool Placer::Search::has_required(const std::vector<HostOrd> &hosts) const
 	return true;
 }
 
-Placer::Blocks::Blocks(const Pgft &g, unsigned lvl, uint64_t subtree, uint32_t n)
-	: level(lvl), sub(subtree), w(g.W(lvl)), m(g.M(lvl)), hosts(g.hosts()),
+Placer::Blocks::Blocks(const Tree &t, unsigned lvl, uint64_t subtree, uint32_t n)
+	: level(lvl), sub(subtree), w(block_hosts(t, lvl)), m(t.subtree_hosts(lvl)),
+	  hosts(t.pgft().hosts()),
 	  per((m + w - 1) / w), full(n / w), rest(n % w), need(full + (rest ? 1 : 0))
 {
 }
@@ -407,7 +409,7 @@ void Placer::candidates_at(unsigned level, const Search &s, std::vector<Candidat
 	for (const auto &[free_total, sub] : subtrees_holding(level, s)) {
 		if (out.size() >= policy_.max_candidates)
 			break;
-		const Blocks bl(tree_.pgft(), level, sub, s.req.nodes);
+		const Blocks bl(tree_, level, sub, s.req.nodes);
 		if (bl.need > bl.per)
 			return;
 		if (!windows_in(s, bl, free_total, out))
@@ -423,9 +425,9 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 	const Pgft &g = tree_.pgft();
 	const uint64_t size = hi - lo;
 	uint64_t c = 1;
-	for (unsigned k = 1; k <= g.h() && g.M(k) < size; k++)
-		if (lo % g.M(k) == 0 && size % g.M(k) == 0)
-			c = g.M(k);
+	for (unsigned k = 1; k <= g.h() && tree_.subtree_hosts(k) < size; k++)
+		if (lo % tree_.subtree_hosts(k) == 0 && size % tree_.subtree_hosts(k) == 0)
+			c = tree_.subtree_hosts(k);
 	if (c == 1) {
 		for (uint64_t j = lo; j < hi && need; j++)
 			if (counts.free_in(j, j + 1)) {
@@ -474,7 +476,7 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 void Placer::best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
-	const uint64_t m = g.M(level);
+	const uint64_t m = tree_.subtree_hosts(level);
 	for (const auto &[free_total, sub] : subtrees_holding(level, s)) {
 		if (out.size() >= kWindowsPerSubtree)
 			break;
@@ -519,9 +521,15 @@ Candidate Placer::tree_order_candidate(const Search &s) const
 void Placer::prove(Candidate &c) const
 {
 	const Pgft &g = tree_.pgft();
+	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
+	if (std::string(router_.name()) == "qft") {
+		// the QFT routing's checked claim (lib/place/qft_runs.hpp)
+		c.congestion_free = tree_.missing().empty() && idx.size() == c.hosts.size() &&
+				    qft_aligned_run(tree_, idx);
+		return;
+	}
 	if (std::string(router_.name()) != "dmodk")
 		return; // the proofs are about D-Mod-K's paths
-	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
 	if (c.kind != PlacementKind::product) {
 		c.congestion_free = tree_.missing().empty() && congestion_free_hosts(g, idx);
 		return;
@@ -632,12 +640,12 @@ Placement Placer::place(const PlacementRequest &req) const
 		return p;
 	const Pgft &g = tree_.pgft();
 	unsigned smallest = 1; // the smallest level whose subtrees hold N
-	while (smallest < g.h() && g.M(smallest) < req.nodes)
+	while (smallest < g.h() && tree_.subtree_hosts(smallest) < req.nodes)
 		smallest++;
 	// Each source of candidates in turn, until one gives a routable one.
 	std::vector<Candidate> cands;
 	std::string unroutable;
-	if (policy_.products) {
+	if (products_on()) {
 		const std::vector<uint64_t> leaves = leaf_masks(*s);
 		products_in_range(*s, leaves, cands);
 		score_candidates(cands, unroutable);

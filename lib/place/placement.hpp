@@ -27,6 +27,10 @@
 // would share with the running jobs (lib/place/links.hpp), then by best fit
 // (the fewest free hosts left in the subtree), then by position.
 //
+// On a QFT (issue 14) the subtrees are QFT sub-trees (S_l = M_l p'_l
+// hosts, Tree::subtree_hosts) and a level-l block is a whole level-(l-1)
+// QFT sub-tree (lib/place/qft_runs.hpp); products are off there.
+//
 // N not a multiple of W_l: Remainder::exact gives N hosts (q whole blocks
 // and r hosts of one more block); Remainder::reserve keeps the rest of that
 // block away from every other job while this one runs.
@@ -125,14 +129,16 @@ struct Candidate {
 	PlacementKind kind = PlacementKind::tree_order;
 	unsigned level = 0;         // subtree level; 0: tree_order
 	uint64_t subtree = 0;
-	uint64_t block = 0;         // W_level
+	uint64_t block = 0;         // block_hosts(level) (lib/place/qft_runs.hpp)
 	std::vector<uint64_t> blocks; // block indexes within the subtree
 	bool contiguous = false;
 	std::string shape;          // product: "6x7x18", top level first;
 				    // near product: "7x14-1" (one host short)
 	// Provably HSD 1.0 for Shift (and ring, dissemination, tournament,
 	// binomial) in tree order: routed by D-Mod-K, over no missing cable,
-	// and the host set passes lib/place/shape.hpp's exact test. Set for
+	// and the host set passes lib/place/shape.hpp's exact test; on a
+	// complete QFT routed by its closed form, a QFT-aligned run
+	// (lib/place/qft_runs.hpp: checked exhaustively, not proven). Set for
 	// the chosen candidate only.
 	bool congestion_free = false;
 	double hsd = 0;             // sampled, with the running jobs' loads
@@ -222,10 +228,15 @@ private:
 		Counts counts;          // by tree index
 		bool has_required(const std::vector<HostOrd> &hosts) const;
 	};
-	// The blocks of W_l hosts of one level-l subtree, and how a job of n
+	// Product shapes are derived for D-Mod-K's paths on a PGFT
+	// (docs/product-shapes.md); a QFT gets QFT-aligned runs only.
+	bool products_on() const { return policy_.products && !tree_.qft(); }
+	// The blocks of one level-l subtree (lib/place/qft_runs.hpp
+	// block_hosts(): W_l hosts on a PGFT, whole level-(l-1) QFT sub-trees
+	// in a level-l QFT sub-tree on a QFT), and how a job of n
 	// hosts fills them: `full` whole blocks and `rest` hosts of one more.
 	struct Blocks {
-		Blocks(const Pgft &g, unsigned lvl, uint64_t subtree, uint32_t n);
+		Blocks(const Tree &t, unsigned lvl, uint64_t subtree, uint32_t n);
 		std::pair<uint64_t, uint64_t> range(uint64_t b) const; // tree indexes
 		unsigned level;
 		uint64_t sub, w, m, hosts, per, full, rest, need;

@@ -8,8 +8,10 @@
 # sub-trees of 256 hosts where the PGFT has 8 of 128, the top), nodes are
 # ranked in tree order, and select/rlft jobs of a few sizes run with the
 # QFT_HSD_AVG that `qft score` gives for their nodes (the closed-form
-# routing of the QFT: the prediction). select/rlft places by the PGFT's
-# sub-trees today (lib/place), so no HSD is required of the placements.
+# routing of the QFT: the prediction). select/rlft places in QFT sub-trees
+# (lib/place/qft_runs.hpp): jobs of 16, 64 and 256 nodes get whole leaves
+# of one 256-host QFT sub-tree, HSD 1.000 and QFT_CONGESTION_FREE=yes; the
+# 100-node job (not a multiple of a leaf) is not claimed.
 TEST_NAME=test-qft
 . "$(dirname "$0")/lib.sh"
 
@@ -116,6 +118,14 @@ for id in "${ids[@]}"; do
 	say "job $id: $n nodes, placement ${kind:-?}, $span: QFT_HSD_AVG ${env_hsd:-none}, qft score $want"
 	echo "$n ${kind:-?} $span ${env_hsd:-none} $want" >>"$T/placed"
 	expect_eq "job $id ($n nodes): QFT_HSD_AVG = qft score" "$env_hsd" "$want"
+	claim=$(sed -n 's/^QFT_CONGESTION_FREE=//p' "$T/jobs/$id.env" 2>/dev/null)
+	if [ $((n % 16)) = 0 ]; then
+		expect_eq "job $id ($n nodes): in one QFT level-2 sub-tree" "${span%% *}" 1
+		expect_eq "job $id ($n nodes): qft score, whole leaves of a QFT sub-tree" "$want" 1.000
+		expect_eq "job $id ($n nodes): QFT_CONGESTION_FREE" "$claim" yes
+	else
+		expect_eq "job $id ($n nodes): QFT_CONGESTION_FREE (not whole leaves)" "$claim" no
+	fi
 	hosts=$(sed -n 's/^QFT_HOSTS=//p' "$T/jobs/$id.env" 2>/dev/null)
 	check "job $id: QFT_HOSTS are its nodes" [ "$(tr , '\n' <<<"$hosts" | sort | paste -sd,)" = \
 		"$(tr , '\n' <<<"$list" | sort | paste -sd,)" ]

@@ -11,6 +11,8 @@
 #include "lib/common/random.hpp"
 #include "lib/fabric/fabric_json.hpp"
 #include "lib/model/model.hpp"
+#include "lib/place/placement.hpp"
+#include "lib/place/qft_runs.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/route/lft.hpp"
 #include "lib/route/qft_route.hpp"
@@ -908,6 +910,134 @@ void qft_switch_groups(void **)
 			assert_int_equal(per_level[l], g.hosts() / n.tree->subtree_hosts(l));
 	}
 }
+// --- placement in QFT sub-trees (lib/place/qft_runs.hpp) -------------------
+
+// Every QFT-aligned run, exhaustively: whole level-(l-1) QFT sub-trees,
+// contiguous, inside one level-l QFT sub-tree, at every level, every size
+// and every start. Shift HSD 1.0 on each, and qft_aligned_run() says so.
+// The 1024-host tuples: runs at the top two levels (below, they repeat
+// the smaller tuples' sub-trees). Ends with the counts it checked.
+void aligned_runs_are_congestion_free(void **)
+{
+	size_t runs = 0;
+	for (const char *t : kRouted) {
+		Qnet n(t);
+		const Pgft &g = n.tree->pgft();
+		assert_true(qft_runs_claimed(g));
+		const unsigned from = g.hosts() > 512 ? g.h() - 1 : 1;
+		size_t here = 0;
+		for (unsigned l = from; l <= g.h(); l++) {
+			const uint64_t sub = n.tree->subtree_hosts(l);
+			const uint64_t unit = l == 1 ? 1 : n.tree->subtree_hosts(l - 1);
+			for (uint64_t base = 0; base < g.hosts(); base += sub)
+				for (uint64_t len = std::max<uint64_t>(unit, 2); len <= sub; len += unit)
+					for (uint64_t a = base; a + len <= base + sub; a += unit) {
+						std::vector<HostOrd> ranks;
+						std::vector<uint64_t> idx;
+						for (uint64_t j = a; j < a + len; j++) {
+							ranks.push_back(HostOrd(j));
+							idx.push_back(j);
+						}
+						assert_true(qft_aligned_run(*n.tree, idx));
+						const Score sc = n.shift(*n.router, ranks);
+						if (sc.max_hsd != 1)
+							fail_msg("QFT of %s: run [%llu, %llu) at level %u: "
+								 "Shift HSD %.3f",
+								 t, (unsigned long long)a,
+								 (unsigned long long)(a + len), l, sc.avg_hsd);
+						here++;
+					}
+		}
+		std::printf("# QFT of %s: %zu aligned runs, every one HSD 1.0\n", t, here);
+		runs += here;
+	}
+	assert_true(runs > 1000);
+}
+
+// What the claim leaves out: on T = QFT of PGFT(3;4,2,8;1,2,4;1,2,1) a run
+// of 36 hosts (two 16-host sub-trees and a leaf) congests and is not
+// claimed; 20 hosts across a sub-tree boundary are not claimed either
+// (though congestion-free); an oversubscribed tuple claims nothing.
+void unaligned_runs_are_not_claimed(void **)
+{
+	Qnet n("3;4,2,8;1,2,4;1,2,1");
+	auto run = [](uint64_t a, uint64_t len) {
+		std::vector<uint64_t> v;
+		for (uint64_t j = a; j < a + len; j++)
+			v.push_back(j);
+		return v;
+	};
+	assert_false(qft_aligned_run(*n.tree, run(0, 36)));
+	std::vector<HostOrd> ranks(36);
+	for (HostOrd h = 0; h < 36; h++)
+		ranks[h] = h;
+	assert_true(n.shift(*n.router, ranks).max_hsd > 1);
+	assert_false(qft_aligned_run(*n.tree, run(12, 20)));
+	assert_true(qft_aligned_run(*n.tree, run(16, 32)));
+	assert_true(qft_aligned_run(*n.tree, run(1, 3))); // inside a leaf
+	assert_false(qft_aligned_run(*n.tree, run(2, 4))); // across leaves, not whole
+	Qnet over("3;4,6,3;1,2,3;1,3,2");
+	assert_false(qft_runs_claimed(over.tree->pgft()));
+	assert_false(qft_aligned_run(*over.tree, run(0, 20)));
+	test::Modelled pgft(test::Modelled::generated("3;4,2,8;1,2,4;1,2,1"));
+	assert_false(qft_aligned_run(*pgft.tree, run(0, 16)));
+}
+
+// select/rlft's placer on a QFT: jobs land in QFT sub-trees (16 hosts of
+// T = QFT of PGFT(3;8,4,4;1,4,4;1,2,2) have 64-host sub-trees at level 2,
+// the PGFT 32), and a random stream of jobs, placed and released, never
+// sees the placer claim congestion-free for hosts whose every Shift stage
+// does not have HSD 1.0.
+void placer_uses_qft_subtrees(void **)
+{
+	Qnet n("3;8,4,4;1,4,4;1,2,2");
+	PlacementPolicy pol;
+	pol.products = true; // ignored on a QFT
+	Placer placer(n.fabric, *n.tree, *n.router, pol);
+	auto place = [&](uint32_t nodes) {
+		PlacementRequest req;
+		req.nodes = nodes;
+		req.eligible.assign(n.fabric.hosts().size(), true);
+		return placer.place(req);
+	};
+	// 48 hosts: one level-2 QFT sub-tree (64), six whole leaves of it
+	const Placement p48 = place(48);
+	assert_int_equal(p48.outcome, Placement::placed);
+	assert_int_equal(p48.chosen.level, 2);
+	assert_int_equal(p48.chosen.block, 8);
+	assert_true(p48.chosen.congestion_free);
+	assert_int_equal(n.tree->host_index(p48.chosen.hosts.back()) / 64,
+			 n.tree->host_index(p48.chosen.hosts.front()) / 64);
+	assert_int_not_equal(p48.chosen.kind, PlacementKind::product);
+	Rng rng(14);
+	std::vector<std::pair<uint32_t, std::vector<HostOrd>>> running;
+	size_t claimed = 0, checked = 0;
+	for (uint32_t id = 1; id <= 300; id++) {
+		if (!running.empty() && rng.below(3) == 0) {
+			const size_t k = rng.below(running.size());
+			placer.remove_running(running[k].first);
+			running.erase(running.begin() + long(k));
+		}
+		const uint32_t nodes = 2 + uint32_t(rng.below(70));
+		const Placement p = place(nodes);
+		if (p.outcome != Placement::placed)
+			continue;
+		assert_int_equal(p.chosen.hosts.size(), nodes);
+		if (p.chosen.congestion_free) {
+			claimed++;
+			const Score sc = n.shift(*n.router, p.chosen.hosts);
+			if (sc.max_hsd != 1)
+				fail_msg("%u hosts, %s: claimed congestion-free, Shift HSD %.3f",
+					 nodes, p.chosen.label().c_str(), sc.avg_hsd);
+		}
+		checked++;
+		placer.add_running(id, p.chosen.hosts);
+		running.push_back({id, p.chosen.hosts});
+	}
+	std::printf("# placer on a QFT: %zu jobs placed, %zu claimed congestion-free, "
+		    "each checked\n", checked, claimed);
+	assert_true(claimed > 20);
+}
 } // namespace
 
 int main(void)
@@ -934,6 +1064,9 @@ int main(void)
 		cmocka_unit_test(qft_table_time),
 		cmocka_unit_test(whole_qft_shares_no_down_link),
 		cmocka_unit_test(random_cable_loss),
+		cmocka_unit_test(aligned_runs_are_congestion_free),
+		cmocka_unit_test(unaligned_runs_are_not_claimed),
+		cmocka_unit_test(placer_uses_qft_subtrees),
 	};
 	return cmocka_run_group_tests_name("qft", tests, nullptr, nullptr);
 }

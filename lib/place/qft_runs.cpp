@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/place/qft_runs.hpp"
+
+#include <algorithm>
+
+namespace qft {
+
+bool qft_runs_claimed(const Pgft &g)
+{
+	if (g.w(1) != 1 || g.p(1) != 1)
+		return false;
+	for (unsigned l = 1; l < g.h(); l++)
+		if (uint64_t(g.m(l)) * g.p(l) != uint64_t(g.w(l + 1)) * g.p(l + 1))
+			return false;
+	return true;
+}
+
+uint64_t block_hosts(const Tree &tree, unsigned level)
+{
+	if (tree.qft())
+		return level ? tree.subtree_hosts(level - 1) : 1;
+	return tree.pgft().W(level);
+}
+
+bool qft_aligned_run(const Tree &tree, std::vector<uint64_t> t)
+{
+	const Pgft &g = tree.pgft();
+	if (!tree.qft() || !qft_runs_claimed(g) || t.empty())
+		return false;
+	std::sort(t.begin(), t.end());
+	const uint64_t lo = t.front(), n = t.size();
+	if (t.back() - lo + 1 != n)
+		return false; // not contiguous, or a host repeated
+	unsigned l = 1; // the smallest level whose QFT sub-trees hold the run
+	while (l < g.h() && lo / tree.subtree_hosts(l) != t.back() / tree.subtree_hosts(l))
+		l++;
+	const uint64_t unit = tree.subtree_hosts(l - 1);
+	return l == 1 || (lo % unit == 0 && n % unit == 0);
+}
+
+} // namespace qft

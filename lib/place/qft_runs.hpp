@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Placement units on a Quasi Fat Tree (issue 14; docs/qft.md, "Placement
+// in QFT sub-trees").
+//
+// A QFT sub-tree of level l holds S_l = M_l p'_l hosts (Tree::subtree_hosts:
+// p'_l = p_l on a side-linked level, else 1), and the QFT routing (seed
+// 002 slide 16, lib/route/qft_route.hpp) keeps all of a job's traffic
+// inside the smallest QFT sub-tree holding it. The unit that plays the
+// role of seed 000's block of prod w_k hosts is the *QFT-aligned run*: a
+// run of hosts contiguous in tree order that lies in one level-l QFT
+// sub-tree and is made of whole level-(l-1) QFT sub-trees (aligned at a
+// multiple of S_{l-1}); inside one leaf-level sub-tree, any contiguous run.
+//
+// Claim (checked exhaustively, not proven: tests/unit/test_qft.cpp runs
+// every such run of seven QFTs of 2 to 5 levels, up to 1024 hosts): on a
+// complete QFT whose bisection is constant (w_1 = p_1 = 1 and
+// m_l p_l = w_{l+1} p_{l+1} below the top), Shift in tree order has HSD 1.0
+// on every QFT-aligned run under the QFT routing at LID offset 0, and so
+// do ring, dissemination, tournament and binomial, whose stages are parts
+// of Shift stages. Not so on oversubscribed tuples: on the QFT of
+// PGFT(3;4,6,3;1,2,3;1,3,2) (18 down-ports, 6 up-ports at level 2) runs of
+// 20, 32, ... hosts reach HSD 1.47-1.67. Runs of whole leaves that cross a
+// sub-tree boundary are often congestion-free too; the claim does not
+// cover them.
+#ifndef QFT_PLACE_QFT_RUNS_HPP
+#define QFT_PLACE_QFT_RUNS_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/tree/tree.hpp"
+
+namespace qft {
+
+// The claim's condition on the tuple: constant bisection (see above).
+bool qft_runs_claimed(const Pgft &g);
+
+// The block of level l on `tree`: on a QFT a whole level-(l-1) QFT
+// sub-tree (S_{l-1}), on a PGFT W_l = prod_{k<=l} w_k hosts (seed 000 V-B).
+uint64_t block_hosts(const Tree &tree, unsigned level);
+
+// True iff `tree_indexes` (any order, distinct) are a QFT-aligned run on a
+// QFT whose tuple qft_runs_claimed(). False on a PGFT.
+bool qft_aligned_run(const Tree &tree, std::vector<uint64_t> tree_indexes);
+
+} // namespace qft
+
+#endif
