@@ -525,7 +525,7 @@ void Placer::prove(Candidate &c) const
 	if (std::string(router_.name()) == "qft") {
 		// the QFT routing's checked claim (lib/place/qft_runs.hpp)
 		c.congestion_free = tree_.missing().empty() && idx.size() == c.hosts.size() &&
-				    qft_aligned_run(tree_, idx);
+				    qft_congestion_free_hosts(tree_, idx);
 		return;
 	}
 	if (std::string(router_.name()) != "dmodk")

@@ -38,4 +38,21 @@ bool qft_aligned_run(const Tree &tree, std::vector<uint64_t> t)
 	return l == 1 || (lo % unit == 0 && n % unit == 0);
 }
 
+bool qft_congestion_free_hosts(const Tree &tree, const std::vector<uint64_t> &t)
+{
+	const Pgft &g = tree.pgft();
+	if (!tree.qft() || !qft_runs_claimed(g) || t.empty())
+		return false;
+	if (qft_aligned_run(tree, t))
+		return true;
+	if (g.h() < 2)
+		return false;
+	std::vector<uint64_t> leaves;
+	for (uint64_t j : t)
+		if (std::find(leaves.begin(), leaves.end(), j / g.M(1)) == leaves.end())
+			leaves.push_back(j / g.M(1));
+	const uint64_t per = tree.subtree_hosts(2) / g.M(1); // leaves per level-2 QFT sub-tree
+	return leaves.size() <= 2 && leaves.front() / per == leaves.back() / per;
+}
+
 } // namespace qft

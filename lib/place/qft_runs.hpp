@@ -10,12 +10,19 @@
 // run of hosts contiguous in tree order that lies in one level-l QFT
 // sub-tree and is made of whole level-(l-1) QFT sub-trees (aligned at a
 // multiple of S_{l-1}); inside one leaf-level sub-tree, any contiguous run.
+// Beside it, as on a PGFT (docs/product-shapes.md), any hosts of two
+// leaves of one level-2 QFT sub-tree: the flows between the leaves climb
+// to level 2 only, on the up-port g_1(d) = d mod m_1 (slide 16 with
+// R'_1 = 1), distinct for the distinct positions of the other leaf, and
+// come down on the destination's own up-path.
 //
 // Claim (checked exhaustively, not proven: tests/unit/test_qft.cpp runs
 // every such run of seven QFTs of 2 to 5 levels, up to 1024 hosts): on a
 // complete QFT whose bisection is constant (w_1 = p_1 = 1 and
 // m_l p_l = w_{l+1} p_{l+1} below the top), Shift in tree order has HSD 1.0
-// on every QFT-aligned run under the QFT routing at LID offset 0, and so
+// on every QFT-aligned run and every set in two leaves of one level-2 QFT
+// sub-tree (random subsets: 0 congested of 12887 on five QFTs) under the
+// QFT routing at LID offset 0, and so
 // do ring, dissemination, tournament and binomial, whose stages are parts
 // of Shift stages. Not so on oversubscribed tuples: on the QFT of
 // PGFT(3;4,6,3;1,2,3;1,3,2) (18 down-ports, 6 up-ports at level 2) runs of
@@ -42,6 +49,10 @@ uint64_t block_hosts(const Tree &tree, unsigned level);
 // True iff `tree_indexes` (any order, distinct) are a QFT-aligned run on a
 // QFT whose tuple qft_runs_claimed(). False on a PGFT.
 bool qft_aligned_run(const Tree &tree, std::vector<uint64_t> tree_indexes);
+
+// The claim: a QFT-aligned run, or hosts of at most two leaves of one
+// level-2 QFT sub-tree, on a QFT whose tuple qft_runs_claimed().
+bool qft_congestion_free_hosts(const Tree &tree, const std::vector<uint64_t> &tree_indexes);
 
 } // namespace qft
 

@@ -1038,6 +1038,47 @@ void placer_uses_qft_subtrees(void **)
 		    "each checked\n", checked, claimed);
 	assert_true(claimed > 20);
 }
+// Hosts of two leaves of one level-2 QFT sub-tree, any subset: random
+// draws on every routed QFT, each Shift HSD 1.0 and claimed; three leaves
+// (not a run) and two leaves of different level-2 QFT sub-trees are not.
+void two_leaves_are_congestion_free(void **)
+{
+	size_t sets = 0;
+	for (const char *t : kRouted) {
+		Qnet n(t);
+		const Pgft &g = n.tree->pgft();
+		const uint64_t leaf = g.M(1), per = n.tree->subtree_hosts(2) / leaf;
+		Rng rng(7);
+		for (int trial = 0; trial < 400; trial++) {
+			const uint64_t sub = rng.below(g.hosts() / n.tree->subtree_hosts(2));
+			const uint64_t x = rng.below(per), y = (x + 1 + rng.below(per - 1)) % per;
+			std::vector<uint64_t> pool;
+			for (uint64_t l : {x, y})
+				for (uint64_t d = 0; d < leaf; d++)
+					pool.push_back((sub * per + l) * leaf + d);
+			const size_t k = 2 + size_t(rng.below(pool.size() - 1));
+			for (size_t i = 0; i < k; i++)
+				std::swap(pool[i], pool[i + rng.below(pool.size() - i)]);
+			pool.resize(k);
+			std::sort(pool.begin(), pool.end());
+			assert_true(qft_congestion_free_hosts(*n.tree, pool));
+			std::vector<HostOrd> ranks(pool.begin(), pool.end());
+			const Score sc = n.shift(*n.router, ranks);
+			if (sc.max_hsd != 1)
+				fail_msg("QFT of %s: %zu hosts in leaves %llu and %llu of level-2 "
+					 "sub-tree %llu: Shift HSD %.3f",
+					 t, k, (unsigned long long)x, (unsigned long long)y,
+					 (unsigned long long)sub, sc.avg_hsd);
+			sets++;
+		}
+		// one host from each of three leaves; two leaves of two sub-trees
+		assert_false(qft_congestion_free_hosts(*n.tree, {0, leaf, 2 * leaf}));
+		if (g.hosts() > n.tree->subtree_hosts(2))
+			assert_false(qft_congestion_free_hosts(*n.tree, {0, n.tree->subtree_hosts(2)}));
+	}
+	std::printf("# %zu random sets in two leaves of a level-2 QFT sub-tree, every one "
+		    "HSD 1.0\n", sets);
+}
 } // namespace
 
 int main(void)
@@ -1066,6 +1107,7 @@ int main(void)
 		cmocka_unit_test(random_cable_loss),
 		cmocka_unit_test(aligned_runs_are_congestion_free),
 		cmocka_unit_test(unaligned_runs_are_not_claimed),
+		cmocka_unit_test(two_leaves_are_congestion_free),
 		cmocka_unit_test(placer_uses_qft_subtrees),
 	};
 	return cmocka_run_group_tests_name("qft", tests, nullptr, nullptr);
