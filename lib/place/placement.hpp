@@ -228,8 +228,8 @@ private:
 		Counts counts;          // by tree index
 		bool has_required(const std::vector<HostOrd> &hosts) const;
 	};
-	// Product shapes are derived for D-Mod-K's paths on a PGFT
-	// (docs/product-shapes.md); a QFT gets QFT-aligned runs only.
+	// The product search reads PGFT digits (docs/product-shapes.md); a
+	// QFT gets QFT-aligned runs, and its claim recognises QFT products.
 	bool products_on() const { return policy_.products && !tree_.qft(); }
 	// The blocks of one level-l subtree (lib/place/qft_runs.hpp
 	// block_hosts(): W_l hosts on a PGFT, whole level-(l-1) QFT sub-trees

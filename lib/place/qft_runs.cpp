@@ -38,12 +38,36 @@ bool qft_aligned_run(const Tree &tree, std::vector<uint64_t> t)
 	return l == 1 || (lo % unit == 0 && n % unit == 0);
 }
 
+bool qft_product(const Tree &tree, const std::vector<uint64_t> &t)
+{
+	if (!tree.qft() || t.empty())
+		return false;
+	const Pgft &g = tree.pgft();
+	// distinct digits at each level; a set of n distinct hosts is their
+	// product iff n = prod_l |digits at l|
+	uint64_t size = 1;
+	for (unsigned l = 1; l <= g.h(); l++) {
+		const uint64_t below = tree.subtree_hosts(l - 1), radix = tree.subtree_hosts(l) / below;
+		std::vector<bool> seen(radix, false);
+		uint64_t n = 0;
+		for (uint64_t j : t) {
+			const uint64_t d = j / below % radix;
+			n += !seen[d];
+			seen[d] = true;
+		}
+		size *= n;
+	}
+	std::vector<uint64_t> u(t);
+	std::sort(u.begin(), u.end());
+	return std::adjacent_find(u.begin(), u.end()) == u.end() && size == u.size();
+}
+
 bool qft_congestion_free_hosts(const Tree &tree, const std::vector<uint64_t> &t)
 {
 	const Pgft &g = tree.pgft();
 	if (!tree.qft() || !qft_runs_claimed(g) || t.empty())
 		return false;
-	if (qft_aligned_run(tree, t))
+	if (qft_product(tree, t))
 		return true;
 	if (g.h() < 2)
 		return false;

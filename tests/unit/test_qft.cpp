@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Quasi Fat Trees (seed 002): the wiring against slide 16's descendant
 // criterion, and the closed-form routing against full-fabric Shift.
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cstdio>
 #include <memory>
 #include <set>
@@ -1040,7 +1042,7 @@ void placer_uses_qft_subtrees(void **)
 }
 // Hosts of two leaves of one level-2 QFT sub-tree, any subset: random
 // draws on every routed QFT, each Shift HSD 1.0 and claimed; three leaves
-// (not a run) and two leaves of different level-2 QFT sub-trees are not.
+// (no product) and two leaves of different level-2 QFT sub-trees are not.
 void two_leaves_are_congestion_free(void **)
 {
 	size_t sets = 0;
@@ -1071,13 +1073,85 @@ void two_leaves_are_congestion_free(void **)
 					 (unsigned long long)sub, sc.avg_hsd);
 			sets++;
 		}
-		// one host from each of three leaves; two leaves of two sub-trees
-		assert_false(qft_congestion_free_hosts(*n.tree, {0, leaf, 2 * leaf}));
+		// three leaves, no product; two leaves of two sub-trees
+		assert_false(qft_congestion_free_hosts(*n.tree, {0, 1, leaf, 2 * leaf}));
 		if (g.hosts() > n.tree->subtree_hosts(2))
-			assert_false(qft_congestion_free_hosts(*n.tree, {0, n.tree->subtree_hosts(2)}));
+			assert_false(qft_congestion_free_hosts(*n.tree, {0, 1, n.tree->subtree_hosts(2)}));
 	}
 	std::printf("# %zu random sets in two leaves of a level-2 QFT sub-tree, every one "
 		    "HSD 1.0\n", sets);
+}
+// Product shapes in the QFT's digits (lib/place/qft_runs.hpp), random on
+// every routed QFT but the 1024-host ones: each is qft_product() and
+// claimed, Shift HSD 1.0; host-disjoint pairs scored together share no
+// link. Two positions of one leaf and one of another are no product.
+void qft_products_are_congestion_free_and_disjoint(void **)
+{
+	size_t products = 0, pairs = 0;
+	for (const char *t : kRouted) {
+		Qnet n(t);
+		const Pgft &g = n.tree->pgft();
+		if (g.hosts() > 512)
+			continue;
+		Rng rng(11);
+		auto product = [&] {
+			std::vector<uint64_t> hosts = {0};
+			for (unsigned l = g.h(); l >= 1; l--) {
+				const uint64_t below = l > 1 ? n.tree->subtree_hosts(l - 1) : 1;
+				const uint64_t radix = n.tree->subtree_hosts(l) / below;
+				std::vector<uint64_t> digits(radix);
+				for (uint64_t d = 0; d < radix; d++)
+					digits[d] = d;
+				const uint64_t k = 1 + rng.below(radix);
+				for (uint64_t i = 0; i < k; i++)
+					std::swap(digits[i], digits[i + rng.below(radix - i)]);
+				std::vector<uint64_t> next;
+				for (uint64_t b : hosts)
+					for (uint64_t i = 0; i < k; i++)
+						next.push_back(b + digits[i] * below);
+				hosts = next;
+			}
+			std::sort(hosts.begin(), hosts.end());
+			return hosts;
+		};
+		for (int trial = 0; trial < 300; trial++) {
+			const std::vector<uint64_t> a = product(), b = product();
+			assert_true(qft_product(*n.tree, a));
+			if (a.size() < 2)
+				continue;
+			assert_true(qft_congestion_free_hosts(*n.tree, a));
+			Job ja;
+			ja.ranks.assign(a.begin(), a.end());
+			const Score sc = score_jobs(n.fabric, *n.router,
+						    *make_pattern("shift", &g), {ja});
+			if (sc.max_hsd != 1)
+				fail_msg("QFT of %s: a product of %zu hosts: Shift HSD %.3f", t,
+					 a.size(), sc.avg_hsd);
+			products++;
+			std::vector<uint64_t> both;
+			std::set_intersection(a.begin(), a.end(), b.begin(), b.end(),
+					      std::back_inserter(both));
+			if (!both.empty() || b.size() < 2)
+				continue;
+			Job jb;
+			jb.ranks.assign(b.begin(), b.end());
+			ScoreOptions opt;
+			opt.shared_links = true;
+			const Score two = score_jobs(n.fabric, *n.router, *make_pattern("shift", &g),
+						     {ja, jb}, opt);
+			if (two.shared_links != 0)
+				fail_msg("QFT of %s: disjoint products of %zu and %zu hosts share %ld "
+					 "links", t, a.size(), b.size(), two.shared_links);
+			pairs++;
+		}
+	}
+	Qnet q("3;8,4,4;1,4,4;1,2,2");
+	assert_false(qft_product(*q.tree, {0, 1, 8}));
+	assert_true(qft_product(*q.tree, {0, 1, 8, 9}));
+	assert_true(qft_product(*q.tree, {0, 8, 16}));
+	std::printf("# %zu QFT products HSD 1.0, %zu disjoint pairs sharing no link\n", products,
+		    pairs);
+	assert_true(products > 1000 && pairs > 100);
 }
 } // namespace
 
@@ -1108,6 +1182,7 @@ int main(void)
 		cmocka_unit_test(aligned_runs_are_congestion_free),
 		cmocka_unit_test(unaligned_runs_are_not_claimed),
 		cmocka_unit_test(two_leaves_are_congestion_free),
+		cmocka_unit_test(qft_products_are_congestion_free_and_disjoint),
 		cmocka_unit_test(placer_uses_qft_subtrees),
 	};
 	return cmocka_run_group_tests_name("qft", tests, nullptr, nullptr);
