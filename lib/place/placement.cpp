@@ -169,10 +169,10 @@ std::vector<uint64_t> Placer::product_hull(const std::vector<uint64_t> &idx) con
 	std::vector<std::vector<bool>> used(g.h());
 	uint64_t size = 1;
 	for (unsigned l = 1; l <= g.h(); l++) {
-		used[l - 1].assign(g.m(l), false);
+		used[l - 1].assign(radix(l), false);
 		uint32_t n = 0;
 		for (uint64_t j : idx) {
-			const uint64_t d = j / g.M(l - 1) % g.m(l);
+			const uint64_t d = j / tree_.subtree_hosts(l - 1) % radix(l);
 			n += !used[l - 1][d];
 			used[l - 1][d] = true;
 		}
@@ -184,7 +184,7 @@ std::vector<uint64_t> Placer::product_hull(const std::vector<uint64_t> &idx) con
 	for (uint64_t j = 0; j < g.hosts(); j++) {
 		bool in = true;
 		for (unsigned l = 1; l <= g.h() && in; l++)
-			in = used[l - 1][j / g.M(l - 1) % g.m(l)];
+			in = used[l - 1][j / tree_.subtree_hosts(l - 1) % radix(l)];
 		if (in)
 			hull.push_back(j);
 	}
@@ -195,7 +195,7 @@ std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 {
 	const Pgft &g = tree_.pgft();
 	// A product or near product keeps its whole product.
-	if (products_on()) {
+	if (policy_.products) {
 		const std::vector<uint64_t> hull = product_hull(tree_indexes(hosts));
 		if (!hull.empty()) {
 			std::vector<HostOrd> out;
@@ -645,7 +645,7 @@ Placement Placer::place(const PlacementRequest &req) const
 	// Each source of candidates in turn, until one gives a routable one.
 	std::vector<Candidate> cands;
 	std::string unroutable;
-	if (products_on()) {
+	if (policy_.products) {
 		const std::vector<uint64_t> leaves = leaf_masks(*s);
 		products_in_range(*s, leaves, cands);
 		score_candidates(cands, unroutable);

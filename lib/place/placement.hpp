@@ -28,8 +28,10 @@
 // (the fewest free hosts left in the subtree), then by position.
 //
 // On a QFT (issue 14) the subtrees are QFT sub-trees (S_l = M_l p'_l
-// hosts, Tree::subtree_hosts) and a level-l block is a whole level-(l-1)
-// QFT sub-tree (lib/place/qft_runs.hpp); products are off there.
+// hosts, Tree::subtree_hosts), a level-l block is a whole level-(l-1) QFT
+// sub-tree, and products are read in the QFT's digits (radix()), under
+// which the QFT routing keeps them congestion-free and link-disjoint
+// (lib/place/qft_runs.hpp).
 //
 // N not a multiple of W_l: Remainder::exact gives N hosts (q whole blocks
 // and r hosts of one more block); Remainder::reserve keeps the rest of that
@@ -228,9 +230,13 @@ private:
 		Counts counts;          // by tree index
 		bool has_required(const std::vector<HostOrd> &hosts) const;
 	};
-	// The product search reads PGFT digits (docs/product-shapes.md); a
-	// QFT gets QFT-aligned runs, and its claim recognises QFT products.
-	bool products_on() const { return policy_.products && !tree_.qft(); }
+	// Digits of level l, for the product search and hulls: m_l on a PGFT,
+	// S_l / S_{l-1} on a QFT (its level-(l-1) QFT sub-trees in a level-l
+	// one; lib/place/qft_runs.hpp), so that products are the QFT's there.
+	unsigned radix(unsigned l) const
+	{
+		return unsigned(tree_.subtree_hosts(l) / tree_.subtree_hosts(l - 1));
+	}
 	// The blocks of one level-l subtree (lib/place/qft_runs.hpp
 	// block_hosts(): W_l hosts on a PGFT, whole level-(l-1) QFT sub-trees
 	// in a level-l QFT sub-tree on a QFT), and how a job of n

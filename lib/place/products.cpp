@@ -14,6 +14,10 @@
 // share (greedily), which keeps the candidates of the next level many.
 // Each factorisation is searched in one subtree at a time, the tightest
 // first (best fit).
+//
+// On a QFT the digits are the QFT's (Placer::radix(): which level-(l-1)
+// QFT sub-tree of its level-l one holds a host), under which the same
+// holds for the QFT routing (lib/place/qft_runs.hpp, docs/qft.md).
 #include <algorithm>
 
 #include "lib/common/error.hpp"
@@ -71,13 +75,13 @@ std::vector<std::vector<uint32_t>> Placer::factorisations(uint32_t n) const
 	std::vector<uint32_t> cur(g.h(), 1);
 	auto rec = [&](auto &self, unsigned level, uint32_t rest) -> void {
 		if (level == g.h()) {
-			if (rest <= g.m(level)) {
+			if (rest <= radix(level)) {
 				cur[level - 1] = rest;
 				out.push_back(cur);
 			}
 			return;
 		}
-		for (uint32_t d = std::min<uint32_t>(rest, g.m(level)); d >= 1; d--)
+		for (uint32_t d = std::min<uint32_t>(rest, radix(level)); d >= 1; d--)
 			if (rest % d == 0) {
 				cur[level - 1] = d;
 				self(self, level + 1, rest / d);
@@ -90,11 +94,11 @@ std::vector<std::vector<uint32_t>> Placer::factorisations(uint32_t n) const
 std::vector<uint64_t> Placer::leaf_masks(const Search &s) const
 {
 	const Pgft &g = tree_.pgft();
-	const unsigned radix = g.m(1);
-	std::vector<uint64_t> mask(g.hosts() / g.M(1), 0);
+	const unsigned leaf = radix(1);
+	std::vector<uint64_t> mask(g.hosts() / tree_.subtree_hosts(1), 0);
 	for (uint64_t u = 0; u < mask.size(); u++)
-		for (unsigned c = 0; c < radix; c++)
-			mask[u] |= uint64_t(s.counts.free_in(u * radix + c, u * radix + c + 1)) << c;
+		for (unsigned c = 0; c < leaf; c++)
+			mask[u] |= uint64_t(s.counts.free_in(u * leaf + c, u * leaf + c + 1)) << c;
 	return mask;
 }
 
@@ -105,7 +109,7 @@ bool Placer::product_for(const std::vector<uint64_t> &leaves, const std::vector<
 	sets.assign(g.h(), 0);
 	std::vector<uint64_t> mask = leaves; // level l: over the digits a_l
 	for (unsigned l = 1; l <= g.h(); l++) {
-		const unsigned radix = g.m(l);
+		const unsigned digits = radix(l);
 		// Units able to take n_l digits must be at least as many as the
 		// shape has above this level: a cheap way out for most misses.
 		uint64_t above = 1, able = 0, able_used = 0;
@@ -113,7 +117,7 @@ bool Placer::product_for(const std::vector<uint64_t> &leaves, const std::vector<
 			above *= n[k - 1];
 		for (uint64_t m : mask) {
 			able += popcount(m) >= n[l - 1];
-			able_used += popcount(m) >= n[l - 1] && popcount(m) < radix;
+			able_used += popcount(m) >= n[l - 1] && popcount(m) < digits;
 		}
 		if (able < above)
 			return false;
@@ -122,16 +126,16 @@ bool Placer::product_for(const std::vector<uint64_t> &leaves, const std::vector<
 		// leaves stay whole for larger jobs
 		const bool used_only = fragments_first && l == 1 && able_used > 0;
 		for (uint64_t m : mask)
-			if (popcount(m) >= n[l - 1] && (!used_only || popcount(m) < radix))
+			if (popcount(m) >= n[l - 1] && (!used_only || popcount(m) < digits))
 				pool.push_back(m);
-		sets[l - 1] = common_digits(pool, n[l - 1], radix);
+		sets[l - 1] = common_digits(pool, n[l - 1], digits);
 		if (!sets[l - 1])
 			return false;
 		if (l == g.h())
 			break;
 		// the next level's masks: bit c of subtree u when its child c
 		// holds every digit chosen so far
-		const unsigned up = g.m(l + 1);
+		const unsigned up = radix(l + 1);
 		std::vector<uint64_t> next(mask.size() / up, 0);
 		for (uint64_t u = 0; u < next.size(); u++)
 			for (unsigned c = 0; c < up; c++)
@@ -150,9 +154,9 @@ Candidate Placer::product_candidate(const Search &s, const std::vector<uint64_t>
 	for (unsigned l = g.h(); l >= 1; l--) { // tree order: top digit first
 		std::vector<uint64_t> next;
 		for (uint64_t base : idx)
-			for (unsigned d = 0; d < g.m(l); d++)
+			for (unsigned d = 0; d < radix(l); d++)
 				if (sets[l - 1] >> d & 1)
-					next.push_back(base + d * g.M(l - 1));
+					next.push_back(base + d * tree_.subtree_hosts(l - 1));
 		idx.swap(next);
 		c.shape += cat(c.shape.empty() ? "" : "x", popcount(sets[l - 1]));
 	}
@@ -160,9 +164,9 @@ Candidate Placer::product_candidate(const Search &s, const std::vector<uint64_t>
 	uint64_t leaves_free = 0, last_leaf = UINT64_MAX;
 	for (uint64_t j : idx) {
 		c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
-		if (j / g.M(1) != last_leaf) {
-			last_leaf = j / g.M(1);
-			leaves_free += s.counts.free_in(last_leaf * g.M(1), (last_leaf + 1) * g.M(1));
+		if (j / tree_.subtree_hosts(1) != last_leaf) {
+			last_leaf = j / tree_.subtree_hosts(1);
+			leaves_free += s.counts.free_in(last_leaf * tree_.subtree_hosts(1), (last_leaf + 1) * tree_.subtree_hosts(1));
 		}
 	}
 	// best fit: the fewest free hosts left in the leaves it uses
@@ -185,10 +189,10 @@ void Placer::two_leaf_candidates(const Search &s, const std::vector<uint64_t> &l
 				 std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
-	const uint32_t n = s.req.nodes, m = g.m(1);
+	const uint32_t n = s.req.nodes, m = radix(1);
 	// U_1 = M_1: every flow out of a leaf is keyed by its destination's
 	// position, distinct within the other leaf (docs/product-shapes.md)
-	if (g.h() < 2 || n <= 1 || n > 2 * m || g.W(2) * g.p(2) != g.M(1))
+	if (g.h() < 2 || n <= 1 || n > 2 * m || g.W(2) * g.p(2) != tree_.subtree_hosts(1))
 		return;
 	// pairs (x, y) with free(x) + free(y) >= n, the fewest left over first;
 	// each leaf gives as many as it can, so that the other stays whole
@@ -203,7 +207,7 @@ void Placer::two_leaf_candidates(const Search &s, const std::vector<uint64_t> &l
 		// (in the same level-2 subtree: levels above stay out of it)
 		const uint64_t x = by_free[i].second, need = n > by_free[i].first ? n - by_free[i].first : 0;
 		for (size_t k = i + 1; k < by_free.size(); k++)
-			if (by_free[k].first >= need && by_free[k].second / g.m(2) == x / g.m(2)) {
+			if (by_free[k].first >= need && by_free[k].second / radix(2) == x / radix(2)) {
 				pairs.push_back({by_free[i].first + by_free[k].first - n, x, by_free[k].second});
 				break;
 			}
@@ -258,7 +262,7 @@ void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &le
 {
 	const Pgft &g = tree_.pgft();
 	for (unsigned l = 1; l <= g.h(); l++)
-		if (g.m(l) > kMaxRadix)
+		if (radix(l) > kMaxRadix)
 			return; // masks of one word: no product search on such trees
 	size_t tried = 0;
 	std::vector<std::vector<uint64_t>> seen;
@@ -271,10 +275,10 @@ void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &le
 		unsigned k = g.h();
 		while (k > 1 && n[k - 1] == 1)
 			k--;
-		const uint64_t per = g.M(k) / g.m(1); // leaves per level-k subtree
+		const uint64_t per = tree_.subtree_hosts(k) / radix(1); // leaves per level-k subtree
 		std::vector<std::pair<uint32_t, uint64_t>> scopes; // (free, subtree)
-		for (uint64_t sub = 0; sub * g.M(k) < g.hosts(); sub++) {
-			const uint32_t f = s.counts.free_in(sub * g.M(k), std::min(g.hosts(), (sub + 1) * g.M(k)));
+		for (uint64_t sub = 0; sub * tree_.subtree_hosts(k) < g.hosts(); sub++) {
+			const uint32_t f = s.counts.free_in(sub * tree_.subtree_hosts(k), std::min(g.hosts(), (sub + 1) * tree_.subtree_hosts(k)));
 			if (f >= n_hosts)
 				scopes.push_back({f, sub});
 		}

@@ -985,61 +985,71 @@ void unaligned_runs_are_not_claimed(void **)
 	assert_false(qft_aligned_run(*pgft.tree, run(0, 16)));
 }
 
-// select/rlft's placer on a QFT: jobs land in QFT sub-trees (16 hosts of
-// T = QFT of PGFT(3;8,4,4;1,4,4;1,2,2) have 64-host sub-trees at level 2,
-// the PGFT 32), and a random stream of jobs, placed and released, never
-// sees the placer claim congestion-free for hosts whose every Shift stage
-// does not have HSD 1.0.
+// select/rlft's placer on a QFT: jobs land in QFT sub-trees (48 hosts of
+// T = QFT of PGFT(3;8,4,4;1,4,4;1,2,2) are six leaves of one 64-host
+// level-2 sub-tree, where the PGFT's hold 32), with Shapes=products a 12-
+// host job is a QFT product (3 leaves x 4 positions), and a random stream
+// of jobs, placed and released, never sees the placer claim congestion-
+// free for hosts whose every Shift stage does not have HSD 1.0: blocks,
+// then products.
 void placer_uses_qft_subtrees(void **)
 {
 	Qnet n("3;8,4,4;1,4,4;1,2,2");
-	PlacementPolicy pol;
-	pol.products = true; // ignored on a QFT
-	Placer placer(n.fabric, *n.tree, *n.router, pol);
-	auto place = [&](uint32_t nodes) {
-		PlacementRequest req;
-		req.nodes = nodes;
-		req.eligible.assign(n.fabric.hosts().size(), true);
-		return placer.place(req);
-	};
-	// 48 hosts: one level-2 QFT sub-tree (64), six whole leaves of it
-	const Placement p48 = place(48);
-	assert_int_equal(p48.outcome, Placement::placed);
-	assert_int_equal(p48.chosen.level, 2);
-	assert_int_equal(p48.chosen.block, 8);
-	assert_true(p48.chosen.congestion_free);
-	assert_int_equal(n.tree->host_index(p48.chosen.hosts.back()) / 64,
-			 n.tree->host_index(p48.chosen.hosts.front()) / 64);
-	assert_int_not_equal(p48.chosen.kind, PlacementKind::product);
-	Rng rng(14);
-	std::vector<std::pair<uint32_t, std::vector<HostOrd>>> running;
-	size_t claimed = 0, checked = 0;
-	for (uint32_t id = 1; id <= 300; id++) {
-		if (!running.empty() && rng.below(3) == 0) {
-			const size_t k = rng.below(running.size());
-			placer.remove_running(running[k].first);
-			running.erase(running.begin() + long(k));
+	for (bool products : {false, true}) {
+		PlacementPolicy pol;
+		pol.products = products;
+		Placer placer(n.fabric, *n.tree, *n.router, pol);
+		auto place = [&](uint32_t nodes) {
+			PlacementRequest req;
+			req.nodes = nodes;
+			req.eligible.assign(n.fabric.hosts().size(), true);
+			return placer.place(req);
+		};
+		if (!products) {
+			const Placement p48 = place(48);
+			assert_int_equal(p48.outcome, Placement::placed);
+			assert_int_equal(p48.chosen.level, 2);
+			assert_int_equal(p48.chosen.block, 8);
+			assert_true(p48.chosen.congestion_free);
+			assert_int_equal(n.tree->host_index(p48.chosen.hosts.back()) / 64,
+					 n.tree->host_index(p48.chosen.hosts.front()) / 64);
+		} else {
+			const Placement p12 = place(12);
+			assert_int_equal(p12.chosen.kind, PlacementKind::product);
+			assert_true(p12.chosen.congestion_free);
+			assert_true(n.shift(*n.router, p12.chosen.hosts).max_hsd == 1);
 		}
-		const uint32_t nodes = 2 + uint32_t(rng.below(70));
-		const Placement p = place(nodes);
-		if (p.outcome != Placement::placed)
-			continue;
-		assert_int_equal(p.chosen.hosts.size(), nodes);
-		if (p.chosen.congestion_free) {
-			claimed++;
-			const Score sc = n.shift(*n.router, p.chosen.hosts);
-			if (sc.max_hsd != 1)
-				fail_msg("%u hosts, %s: claimed congestion-free, Shift HSD %.3f",
-					 nodes, p.chosen.label().c_str(), sc.avg_hsd);
+		Rng rng(14);
+		std::vector<std::pair<uint32_t, std::vector<HostOrd>>> running;
+		size_t claimed = 0, checked = 0;
+		for (uint32_t id = 1; id <= 300; id++) {
+			if (!running.empty() && rng.below(3) == 0) {
+				const size_t k = rng.below(running.size());
+				placer.remove_running(running[k].first);
+				running.erase(running.begin() + long(k));
+			}
+			const uint32_t nodes = 2 + uint32_t(rng.below(70));
+			const Placement p = place(nodes);
+			if (p.outcome != Placement::placed)
+				continue;
+			assert_int_equal(p.chosen.hosts.size(), nodes);
+			if (p.chosen.congestion_free) {
+				claimed++;
+				const Score sc = n.shift(*n.router, p.chosen.hosts);
+				if (sc.max_hsd != 1)
+					fail_msg("%u hosts, %s: claimed congestion-free, Shift HSD %.3f",
+						 nodes, p.chosen.label().c_str(), sc.avg_hsd);
+			}
+			checked++;
+			placer.add_running(id, p.chosen.hosts);
+			running.push_back({id, p.chosen.hosts});
 		}
-		checked++;
-		placer.add_running(id, p.chosen.hosts);
-		running.push_back({id, p.chosen.hosts});
+		std::printf("# placer on a QFT, %s: %zu jobs placed, %zu claimed congestion-free, "
+			    "each checked\n", products ? "products" : "blocks", checked, claimed);
+		assert_true(claimed > 20);
 	}
-	std::printf("# placer on a QFT: %zu jobs placed, %zu claimed congestion-free, "
-		    "each checked\n", checked, claimed);
-	assert_true(claimed > 20);
 }
+
 // Hosts of two leaves of one level-2 QFT sub-tree, any subset: random
 // draws on every routed QFT, each Shift HSD 1.0 and claimed; three leaves
 // (no product) and two leaves of different level-2 QFT sub-trees are not.
