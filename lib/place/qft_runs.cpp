@@ -71,10 +71,13 @@ bool qft_congestion_free_hosts(const Tree &tree, const std::vector<uint64_t> &t)
 		return true;
 	if (g.h() < 2)
 		return false;
-	std::vector<uint64_t> leaves;
+	std::vector<uint64_t> leaves; // at most three: runs under slurmctld's locks
 	for (uint64_t j : t)
-		if (std::find(leaves.begin(), leaves.end(), j / g.M(1)) == leaves.end())
+		if (std::find(leaves.begin(), leaves.end(), j / g.M(1)) == leaves.end()) {
 			leaves.push_back(j / g.M(1));
+			if (leaves.size() > 2)
+				return false;
+		}
 	const uint64_t per = tree.subtree_hosts(2) / g.M(1); // leaves per level-2 QFT sub-tree
 	return leaves.size() <= 2 && leaves.front() / per == leaves.back() / per;
 }
