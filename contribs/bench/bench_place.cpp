@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Benchmark, two parts, one core, figures and no asserts:
 // 1. one select/rlft placement decision (libqft's placer) with 200 running
-//    jobs, at 1944 and 4536 hosts. contribs/bench/select-latency.sh sets
+//    jobs, at 1944 and 4536 hosts, and on the 4536-host QFT of seed 002's
+//    experiment (3;18,9,28;1,9,18;1,2,1: QFT sub-trees and the QFT
+//    routing, lib/place/qft_runs.hpp). contribs/bench/select-latency.sh sets
 //    the same decisions beside cons_tres's in a real slurmctld.
 // 2. what slurmctld waits for under its write locks, through the C API
 //    select/rlft calls: job_test (qft_placer_place), job_begin
@@ -19,8 +21,12 @@
 #include <vector>
 
 #include "lib/place/placement.hpp"
+#include <memory>
+
 #include "lib/route/dmodk.hpp"
+#include "lib/route/qft_route.hpp"
 #include "lib/tree/generate.hpp"
+#include "lib/tree/qft_wiring.hpp"
 #include "lib/tree/tree.hpp"
 #include "qft/qft.h"
 
@@ -34,14 +40,22 @@ void decisions_with_running_jobs()
 	std::printf("qft bench: placement decisions with 200 running jobs, one core\n");
 	const uint32_t fill[] = {1, 2, 3, 4, 6, 8, 9, 12, 18, 1};
 	const uint32_t ask[] = {18, 36, 7, 100, 2, 54, 9, 72, 1, 5};
-	for (const char *tuple : {"3;18,18,6;1,18,6;1,1,3", "3;18,18,14;1,18,9;1,1,2"})
+	const std::pair<const char *, bool> fabrics[] = {{"3;18,18,6;1,18,6;1,1,3", false},
+							 {"3;18,18,14;1,18,9;1,1,2", false},
+							 {"3;18,9,28;1,9,18;1,2,1", true}};
+	for (const auto &[tuple, qft_tree] : fabrics)
 	for (bool products : {false, true}) {
-		Fabric f = generate_pgft(Pgft::parse(tuple), GenOptions());
+		const Fabric f = qft_tree ? generate_qft(Pgft::parse(tuple), GenOptions())
+					  : generate_pgft(Pgft::parse(tuple), GenOptions());
 		Tree t = Tree::from_fabric(f);
-		DModK r(f, t);
+		std::unique_ptr<Router> r;
+		if (qft_tree)
+			r = std::make_unique<QftRoute>(f, t);
+		else
+			r = std::make_unique<DModK>(f, t);
 		PlacementPolicy pol;
 		pol.products = products;
-		Placer placer(f, t, r, pol);
+		Placer placer(f, t, *r, pol);
 		PlacementRequest req;
 		req.eligible.assign(f.hosts().size(), true);
 		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
@@ -64,9 +78,9 @@ void decisions_with_running_jobs()
 		double sum = 0;
 		for (double x : us)
 			sum += x;
-		std::printf("PGFT(%s) %zu hosts, shapes %s, %zu running: %zu decisions (%zu placed): "
+		std::printf("%sPGFT(%s) %zu hosts, shapes %s, %zu running: %zu decisions (%zu placed): "
 			    "mean %.0f us, median %.0f us, p95 %.0f us\n",
-			    tuple, f.hosts().size(), products ? "products" : "blocks", placer.running(),
+			    qft_tree ? "QFT of " : "", tuple, f.hosts().size(), products ? "products" : "blocks", placer.running(),
 			    us.size(), placed,
 			    sum / double(us.size()), us[us.size() / 2], us[us.size() * 95 / 100]);
 	}
