@@ -118,13 +118,15 @@ check "no node in two jobs" sh -c "[ \$(tr , '\\n' < $T/running.jobs | sort | un
 sleep 5
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
 check "every job and allocation survives the restart" cmp -s "$T/before" "$T/after"
+# the jobs running at the restart: the scheduler may have started more of
+# the burst since running.jobs was taken
+nrec=$(grep -c ' RUNNING ' "$T/before")
 if [ "$SERIES" = 22.05 ]; then
 	# per job, as _sync_jobs_to_conf rebuilds their node bitmaps
-	check "select/rlft tracks the recovered jobs" grep -q "select/rlft: JobId=[0-9]* tracked, $(wc -l <"$T/running.jobs") running jobs" "$LOG"
+	check "select/rlft tracks the $nrec recovered jobs" grep -q "select/rlft: JobId=[0-9]* tracked, $nrec running jobs" "$LOG"
 else
 	# all at once, in job_init: the first count after the last start
-	expect_eq "select/rlft tracks the recovered jobs" "$(recovered_jobs "$LOG")" \
-		"$(wc -l <"$T/running.jobs")"
+	expect_eq "select/rlft tracks the recovered jobs" "$(recovered_jobs "$LOG")" "$nrec"
 fi
 # the pending burst would be ahead of it: only the running jobs stay
 "$BIN/scancel" -t PD -u root
