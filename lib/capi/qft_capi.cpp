@@ -141,27 +141,35 @@ void need(const void *p, const char *what)
 		qft::fail(qft::Status::invalid, what, " is NULL");
 }
 
-// The body of qft_fabric_import_ibnetdiscover(): the findings of the import
-// and of the recognition, then the hosts the router will not reach.
-void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
-			 qft_fabric_t **out)
+// A fabric without a tree annotation (ibnetdiscover output, or the JSON
+// that OpenSM's event plugin writes: contribs/opensm): its tree recognised,
+// and the findings (`report` first, then the recognition's, then the hosts
+// the router will not reach).
+std::unique_ptr<qft_fabric> recognised(qft::Fabric fabric, const char *path, std::string report)
 {
-	qft::ImportResult imp = qft::load_ibnetdiscover(path, naming);
-	qft::Recognition r = qft::recognise(imp.fabric);
-	std::string report;
-	for (const std::string &w : imp.warnings)
-		report += w + "\n";
+	const qft::Recognition r = qft::recognise(fabric);
 	for (const qft::RecognisedCable &c : r.missing_cables)
 		report += qft::cat(path, ": missing cable ", c.text, "\n");
 	for (const std::string &s : r.missing_switches)
 		report += qft::cat(path, ": no switch at ", s, "\n");
 	for (const std::string &s : r.detached_text)
 		report += qft::cat(path, ": detached ", s, "\n");
-	auto f = std::make_unique<qft_fabric>(std::move(imp.fabric));
+	auto f = std::make_unique<qft_fabric>(std::move(fabric));
 	if (f->model->tree())
 		report += qft::unplaced_hosts_report(f->fabric, *f->model->tree(), path);
 	f->report = std::move(report);
-	*out = f.release();
+	return f;
+}
+
+// The body of qft_fabric_import_ibnetdiscover().
+void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
+			 qft_fabric_t **out)
+{
+	qft::ImportResult imp = qft::load_ibnetdiscover(path, naming);
+	std::string report;
+	for (const std::string &w : imp.warnings)
+		report += w + "\n";
+	*out = recognised(std::move(imp.fabric), path, std::move(report)).release();
 }
 
 } // namespace
@@ -195,7 +203,12 @@ qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 		need(out, "out");
 		*out = nullptr;
 		qft::naming_origin(path, [&] {
-			auto f = std::make_unique<qft_fabric>(qft::fabric_load_json(path));
+			qft::Fabric fabric = qft::fabric_load_json(path);
+			if (fabric.tree_tuple().empty()) { // no tree: recognise it here
+				*out = recognised(std::move(fabric), path, "").release();
+				return;
+			}
+			auto f = std::make_unique<qft_fabric>(std::move(fabric));
 			if (const qft::Tree *t = f->model->tree())
 				f->report = qft::missing_cables_report(f->fabric, *t, path) +
 					    qft::unplaced_hosts_report(f->fabric, *t, path);

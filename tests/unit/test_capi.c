@@ -351,6 +351,64 @@ static void degraded_fabric_loads(void **state)
 	unlink(path);
 }
 
+/* PGFT(2;2,2;1,2;1,1) as OpenSM's event plugin writes it (contribs/opensm):
+ * no tree, no levels, no indexes; the last cable is left out when `cut`. */
+static void write_untreed(char *path, int cut)
+{
+	static const char *const links[] = {
+		"[\"0x02\",1,\"0x10\",1,\"4x\",\"HDR\"]", "[\"0x04\",1,\"0x10\",2,\"4x\",\"HDR\"]",
+		"[\"0x06\",1,\"0x11\",1,\"4x\",\"HDR\"]", "[\"0x08\",1,\"0x11\",2,\"4x\",\"HDR\"]",
+		"[\"0x10\",3,\"0x20\",1,\"4x\",\"HDR\"]", "[\"0x10\",4,\"0x21\",1,\"4x\",\"HDR\"]",
+		"[\"0x11\",3,\"0x20\",2,\"4x\",\"HDR\"]", "[\"0x11\",4,\"0x21\",2,\"4x\",\"HDR\"]",
+	};
+	strcpy(path, "/tmp/qft-untreed-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *out = fdopen(fd, "w");
+	assert_non_null(out);
+	fprintf(out, "{\"format\":\"slurm-qft-fabric\",\"version\":1,\"lmc\":0,\"switches\":[\n"
+		     "{\"guid\":\"0x10\",\"desc\":\"leaf a\",\"ports\":4,\"lid\":5},\n"
+		     "{\"guid\":\"0x11\",\"desc\":\"leaf b\",\"ports\":4,\"lid\":6},\n"
+		     "{\"guid\":\"0x20\",\"desc\":\"spine a\",\"ports\":2,\"lid\":7},\n"
+		     "{\"guid\":\"0x21\",\"desc\":\"spine b\",\"ports\":2,\"lid\":8}],\n\"hosts\":[\n");
+	for (int h = 1; h <= 4; h++)
+		fprintf(out, "{\"guid\":\"0x0%d\",\"desc\":\"n000%d HCA-1\",\"name\":\"n000%d\",\"ports\":1,"
+			     "\"lid\":%d}%s\n", 2 * h, h, h, h, h < 4 ? "," : "");
+	fprintf(out, "],\"links\":[\n");
+	const int n = cut ? 7 : 8;
+	for (int i = 0; i < n; i++)
+		fprintf(out, "%s%s\n", links[i], i + 1 < n ? "," : "");
+	fprintf(out, "]}\n");
+	fclose(out);
+}
+
+/* A fabric JSON without a tree (OpenSM's event plugin) loads: its tree is
+ * recognised at load, and a cut cable is in the report. */
+static void untreed_fabric_is_recognised(void **state)
+{
+	(void)state;
+	char path[64];
+	qft_fabric_t *f = NULL;
+	char *err = NULL;
+	for (int cut = 0; cut <= 1; cut++) {
+		write_untreed(path, cut);
+		assert_int_equal(qft_fabric_load(path, &f, &err), QFT_OK);
+		assert_null(err);
+		assert_string_equal(qft_fabric_tree_name(f), "PGFT(2;2,2;1,2;1,1)");
+		const char *report = qft_fabric_report(f);
+		if (cut) {
+			assert_non_null(strstr(report, path));
+			assert_non_null(strstr(report, "missing cable"));
+		} else {
+			assert_string_equal(report, "");
+		}
+		size_t idx;
+		assert_int_equal(qft_fabric_tree_index(f, "n0004", &idx, NULL), QFT_OK);
+		qft_fabric_destroy(f);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +417,7 @@ int main(void)
 		cmocka_unit_test(groups_form_a_tree),
 		cmocka_unit_test(errors_carry_messages),
 		cmocka_unit_test(degraded_fabric_loads),
+		cmocka_unit_test(untreed_fabric_is_recognised),
 		cmocka_unit_test(products_and_routing),
 		cmocka_unit_test(lid_choice),
 		cmocka_unit_test(placer_predicts_within_its_budget),

@@ -72,7 +72,10 @@ QFT_EXPORT const char *qft_status_str(qft_status_t status);
 QFT_EXPORT void qft_free(void *ptr);
 QFT_EXPORT const char *qft_version(void);
 
-/* Loads a fabric JSON file (docs/fabric-json.md). */
+/* Loads a fabric JSON file (docs/fabric-json.md). One without a tree
+ * annotation (as OpenSM's event plugin writes it, contribs/opensm) is
+ * recognised, as qft_fabric_import_ibnetdiscover() does; the findings are
+ * in qft_fabric_report(). */
 QFT_EXPORT qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out,
 					char **err);
 /* Reads ibnetdiscover output and recognises its tree. Hosts are named by
