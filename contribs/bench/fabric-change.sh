@@ -8,7 +8,8 @@
 # throughout. Then, through ibsim's console:
 #   unlink 1, 5 and 20 switch cables (seeded), and the cable of one host;
 #   after each, link them back.
-# For each step it prints the seconds from the console command to
+# For each step it prints the seconds from the first console command to
+#   console: the last console command sent (20 cables: 20 commands),
 #   file:   the plugin's new fabric file,
 #   reload: slurmctld's log naming the new fabric with as many missing
 #           cables (or absent hosts) as the step leaves,
@@ -85,14 +86,19 @@ cleanup() {
 	stop_all
 }
 trap cleanup EXIT
+trap "exit 1" INT TERM
 
-# reloads: the count of "topology/qft: fabric" lines in slurmctld's log
-reloads() { grep -c 'topology/qft: fabric ' "$LOG"; }
-# findings N: the WARNING lines after the newest load (missing cables and
+# reloads: the fabrics topology/qft loaded (its "fabric F: TREE, N hosts,
+# G switch groups, routing R" line; a rejected file logs an error instead)
+reloads() { grep -c 'topology/qft: fabric .* switch groups, routing ' "$LOG"; }
+# findings: the WARNING lines after the newest load (missing cables and
 # switches, absent hosts)
 findings() {
-	awk '/topology\/qft: fabric / {n = 0} /topology\/qft: WARNING/ {n++} END {print n + 0}' "$LOG"
+	awk '/topology\/qft: fabric .* switch groups, routing / {n = 0}
+		/topology\/qft: WARNING/ {n++} END {print n + 0}' "$LOG"
 }
+# rejected: the fabric files topology/qft refused (and kept the old one)
+rejected() { grep -c 'topology/qft: .*keeping the fabric loaded from' "$LOG"; }
 # wait_reload R0 N T: until slurmctld has loaded a fabric after R0 loads
 # with N findings ("+": at least one), at most T seconds
 wait_reload() {
@@ -142,14 +148,14 @@ PY
 }
 # step NAME FINDINGS AVOID CMD...: runs the console commands (one per line
 # of the file CMD), then times file, reload and a new 18-node job
-printf '%-28s %8s %8s %8s  %s\n' step file reload job "new job's nodes"
+printf '%-28s %8s %8s %8s %8s  %s\n' step console file reload job "new job's nodes"
 step() {
-	local name=$1 want=$2 avoid=$3 cmds=$4 sum r0 t tf tr tj id nodes
+	local name=$1 want=$2 avoid=$3 cmds=$4 sum r0 t tc tf tr tj id nodes
 	sum=$(md5sum <"$FAB" | cut -c1-32)
 	r0=$(reloads)
 	t=$(now)
 	while read -r line; do "$IBH" console "$W/sim" "$line" >/dev/null 2>&1; done <"$cmds"
-	tf=- tr=- tj=-
+	tc=$(since "$t") tf=- tr=- tj=-
 	for _ in $(seq 1 600); do
 		[ "$(md5sum <"$FAB" | cut -c1-32)" != "$sum" ] && { tf=$(since "$t"); break; }
 		sleep 0.1
@@ -161,7 +167,7 @@ step() {
 		sleep 0.1
 	done
 	nodes=$("$C/bin/squeue" -h -j "$id" -o %N)
-	printf '%-28s %8s %8s %8s  %s\n' "$name" "$tf" "$tr" "$tj" "$nodes"
+	printf '%-28s %8s %8s %8s %8s  %s\n' "$name" "$tc" "$tf" "$tr" "$tj" "$nodes"
 	if [ "$avoid" != - ] && "$C/bin/scontrol" show hostnames "$nodes" | grep -qx "$avoid"; then
 		echo "  !! the new job got $avoid, whose cable is cut"
 	fi
@@ -174,17 +180,19 @@ for k in 1 5 20; do
 	step "unlink $k switch cable(s)" "$k" - "$W/unlink-$k"
 	step "link them back" 0 - "$W/link-$k"
 done
-host_cable n0100 >"$W/host"
+# n0170: in the leaf (n0163-n0180) the new 18-node jobs take while it is
+# whole, so the job after the cut must go elsewhere
+host_cable n0170 >"$W/host"
 awk '{printf "Unlink \"%s\"[%s]\n", $1, $2}' "$W/host" >"$W/unlink-host"
 awk '{printf "Link \"%s\"[%s] \"%s\"[%s]\n", $3, $4, $1, $2}' "$W/host" >"$W/link-host"
 # a cut host is gone from OpenSM's subnet: slurmctld warns that a node of
 # slurm.conf is not in the fabric
-step "unlink host n0100's cable" + n0100 "$W/unlink-host"
+step "unlink host n0170's cable" + n0170 "$W/unlink-host"
 step "link it back" 0 - "$W/link-host"
 
 # --- what must hold ---------------------------------------------------------
 alive=$("$C/bin/squeue" -h -t R -j "$(IFS=,; echo "${keep[*]}")" | wc -l)
 echo "# the 3 jobs running since the start: $alive still running"
 "$C/bin/scontrol" ping | grep -q 'is UP' && echo "# slurmctld: UP" || echo "# slurmctld: DOWN"
-echo "# slurmctld loaded the fabric $(reloads) times; OpenSM wrote it $(grep -c 'qft: wrote' "$W/opensm.log") times"
+echo "# slurmctld loaded the fabric $(reloads) times and refused it $(rejected) times; OpenSM wrote it $(grep -c 'qft: wrote' "$W/opensm.log") times"
 grep 'are not in fabric' "$LOG" | tail -n 1 | sed 's/^/# log: /'
