@@ -73,6 +73,7 @@ int cmd_place(int argc, char **argv);
 int cmd_lft(int argc, char **argv);
 int cmd_recognise(int argc, char **argv);
 int cmd_lid(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 } // namespace qft::cli
 

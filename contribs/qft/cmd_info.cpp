@@ -47,10 +47,12 @@ int cmd_info(int argc, char **argv)
 	// destinations whose traffic now comes down a link that another
 	// destination's uses too.
 	m->set_routing("dmodk");
+	const std::vector<HostOrd> attached = m->need_tree().attached_hosts();
+	std::printf("hosts cut off %zu\n", f.hosts().size() - attached.size());
 	try {
-		const std::vector<HostOrd> lost = shared_down_destinations(f, m->router());
+		const std::vector<HostOrd> lost = shared_down_destinations(f, m->router(), attached);
 		std::printf("destinations sharing a down-link %zu of %zu\n", lost.size(),
-			    f.hosts().size());
+			    attached.size());
 		for (size_t i = 0; i < lost.size() && i < 20; i++)
 			std::printf("  %s\n", f.node(f.hosts()[lost[i]]).name.c_str());
 		if (lost.size() > 20)

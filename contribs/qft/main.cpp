@@ -31,6 +31,7 @@ const char kUsage[] =
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  lid      --fabric F --hosts LIST [--choice job|dest|pair|stripe] [--lmc N]\n"
 	"           [--pattern P] [-o TABLE] | --compare\n"
+	"  status   [--file STATUS.json] [--json]\n"
 	"  patterns\n"
 	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";
 
@@ -47,7 +48,7 @@ const Command kCommands[] = {
 	{"import", qft::cli::cmd_import},   {"recognise", qft::cli::cmd_recognise},
 	{"recognize", qft::cli::cmd_recognise}, {"lft", qft::cli::cmd_lft},
 	{"discover", qft::cli::cmd_discover}, {"place", qft::cli::cmd_place},
-	{"lid", qft::cli::cmd_lid},
+	{"lid", qft::cli::cmd_lid},       {"status", qft::cli::cmd_status},
 };
 
 } // namespace

@@ -4,9 +4,12 @@
 #include "qft/qft.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <memory>
 #include <new>
 #include <optional>
@@ -22,7 +25,9 @@
 #include "lib/place/placement.hpp"
 #include "lib/model/model.hpp"
 #include "lib/score/score.hpp"
+#include "lib/common/file.hpp"
 #include "lib/slurm/groups.hpp"
+#include "lib/slurm/status.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
 
@@ -294,6 +299,76 @@ qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric, const char *spec, char
 const char *qft_fabric_routing(const qft_fabric_t *fabric)
 {
 	return fabric ? fabric->model->routing().c_str() : "";
+}
+
+int qft_fabric_host_attached(const qft_fabric_t *fabric, size_t ord)
+{
+	const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
+	return t && ord < fabric->fabric.hosts().size() && t->host_attached(qft::HostOrd(ord));
+}
+
+qft_status_t qft_fabric_lost_destinations(const qft_fabric_t *fabric, size_t **hosts,
+					  size_t *count, char **err)
+{
+	return guard(err, [&] {
+		need(fabric, "fabric");
+		need(hosts, "hosts");
+		need(count, "count");
+		*hosts = nullptr;
+		*count = 0;
+		const qft::Tree *t = fabric->model->tree();
+		const std::vector<qft::HostOrd> lost =
+			t ? qft::shared_down_destinations(fabric->fabric, fabric->model->router(),
+							  t->attached_hosts())
+			  : qft::shared_down_destinations(fabric->fabric, fabric->model->router());
+		*hosts = static_cast<size_t *>(std::malloc(sizeof(size_t) * (lost.size() + 1)));
+		if (!*hosts)
+			throw std::bad_alloc();
+		std::copy(lost.begin(), lost.end(), *hosts);
+		*count = lost.size();
+	});
+}
+
+qft_status_t qft_status_write(const char *path, const qft_fabric_t *fabric,
+			      const qft_controller_status_t *status, char **err)
+{
+	return guard(err, [&] {
+		need(path, "path");
+		need(status, "status");
+		const auto text = [](const char *s) { return std::string(s ? s : ""); };
+		qft::ControllerStatus s;
+		s.written = int64_t(std::time(nullptr));
+		s.slurm_version = text(status->slurm_version);
+		if (fabric) {
+			s.source = text(status->source);
+			s.format = text(status->format);
+			s.host_name_regex = text(status->host_name_regex);
+			s.loaded = status->loaded;
+			s.tree = qft_fabric_tree_name(fabric);
+			s.routing = fabric->model->routing();
+			s.hosts = fabric->fabric.hosts().size();
+			s.switch_groups = fabric->groups.size();
+			for (size_t a = 0, b; a < fabric->report.size(); a = b + 1) {
+				b = fabric->report.find('\n', a);
+				if (b == std::string::npos)
+					b = fabric->report.size();
+				if (b > a)
+					s.findings.push_back(fabric->report.substr(a, b - a));
+			}
+		}
+		s.attempted = status->attempted;
+		s.attempt_file = text(status->attempt_file);
+		s.refused = text(status->refused);
+		s.cut_off = text(status->cut_off);
+		s.cut_off_count = status->cut_off_count;
+		s.ignored = text(status->ignored);
+		s.ignored_count = status->ignored_count;
+		const std::string tmp = std::string(path) + ".tmp";
+		qft::write_file(tmp, qft::status_to_json(s));
+		if (std::rename(tmp.c_str(), path) != 0)
+			qft::fail(qft::Status::io, path, ": cannot rename ", tmp, " to it: ",
+				  std::strerror(errno));
+	});
 }
 
 size_t qft_fabric_find_host(const qft_fabric_t *fabric, const char *name)

@@ -142,8 +142,12 @@ std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 // also gives every down-link one destination (lib/route/qft_route.hpp), so
 // a whole QFT has none either. Throws
 // Error(unroutable) for a pair without a path. n^2 paths: a tool's check,
-// not for slurmctld.
+// not for slurmctld. `among`: the sources and destinations to route
+// (Tree::attached_hosts() leaves out the hosts whose cable is cut); all
+// hosts without it.
 std::vector<HostOrd> shared_down_destinations(const Fabric &fabric, const Router &router);
+std::vector<HostOrd> shared_down_destinations(const Fabric &fabric, const Router &router,
+					      const std::vector<HostOrd> &among);
 
 struct RoutingInfo {
 	const char *name, *argument, *summary;

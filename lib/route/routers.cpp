@@ -131,14 +131,26 @@ std::unique_ptr<Router> make_router(std::string_view spec, const Fabric &fabric,
 
 std::vector<HostOrd> shared_down_destinations(const Fabric &f, const Router &r)
 {
+	std::vector<HostOrd> all(f.hosts().size());
+	for (HostOrd h = 0; h < all.size(); h++)
+		all[h] = h;
+	return shared_down_destinations(f, r, all);
+}
+
+std::vector<HostOrd> shared_down_destinations(const Fabric &f, const Router &r,
+					      const std::vector<HostOrd> &among)
+{
 	const size_t n = f.hosts().size();
 	constexpr uint32_t kFree = UINT32_MAX;
-	std::vector<uint32_t> owner(f.port_count(), kFree);
+	// owner: the first destination down a link; seen: the last one that
+	// listed it in its own down[] (each destination lists its links once,
+	// the owner and every later one alike, so both ends of a share count).
+	std::vector<uint32_t> owner(f.port_count(), kFree), seen(f.port_count(), kFree);
 	std::vector<bool> shared(f.port_count(), false);
 	std::vector<std::vector<PortIdx>> down(n);
 	PortIdx path[kMaxPathLinks];
-	for (HostOrd d = 0; d < n; d++)
-		for (HostOrd s = 0; s < n; s++) {
+	for (HostOrd d : among)
+		for (HostOrd s : among) {
 			const unsigned len = r.path(s, d, 0, path);
 			for (unsigned k = 0; k < len; k++) {
 				const PortIdx l = path[k];
@@ -146,16 +158,18 @@ std::vector<HostOrd> shared_down_destinations(const Fabric &f, const Router &r)
 				if (f.node(f.port(l).node).level <= to.level &&
 				    to.type != NodeType::host)
 					continue;
-				if (owner[l] == kFree) {
-					owner[l] = d;
+				if (seen[l] != d) {
+					seen[l] = uint32_t(d);
 					down[d].push_back(l);
-				} else if (owner[l] != d) {
-					shared[l] = true;
 				}
+				if (owner[l] == kFree)
+					owner[l] = uint32_t(d);
+				else if (owner[l] != d)
+					shared[l] = true;
 			}
 		}
 	std::vector<HostOrd> out;
-	for (HostOrd d = 0; d < n; d++)
+	for (HostOrd d : among)
 		for (PortIdx l : down[d])
 			if (shared[l]) {
 				out.push_back(d);

@@ -18,6 +18,26 @@ std::string Tree::position_label(unsigned level, uint64_t index) const
 	return s;
 }
 
+bool Tree::host_attached(HostOrd h) const
+{
+	const uint64_t j = h < host_index_.size() ? host_index_[h] : kNone;
+	if (j == kNone)
+		return false;
+	for (unsigned q = 0; q < pgft_.up_ports(0); q++)
+		if (up_port(0, j, q) != kNone)
+			return true;
+	return false;
+}
+
+std::vector<HostOrd> Tree::attached_hosts() const
+{
+	std::vector<HostOrd> out;
+	for (HostOrd h = 0; h < host_index_.size(); h++)
+		if (host_attached(h))
+			out.push_back(h);
+	return out;
+}
+
 uint64_t Tree::subtree_hosts(unsigned level) const
 {
 	return pgft_.M(level) * (qft() ? qft_width(pgft_, level) : 1);

@@ -62,6 +62,11 @@ public:
 	}
 	// Tree index j of a fabric host, or kNone when it has no position.
 	uint64_t host_index(HostOrd h) const { return host_index_[h]; }
+	// Whether host h has a tree position and a cable up to a leaf: the
+	// others are cut off (the router has no path to or from them).
+	bool host_attached(HostOrd h) const;
+	// The attached hosts, by ordinal.
+	std::vector<HostOrd> attached_hosts() const;
 	const std::vector<MissingCable> &missing() const { return missing_; }
 	// Hosts of the tuple that the fabric does not have.
 	uint64_t absent_hosts() const { return absent_hosts_; }

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Builds the libFuzzer targets (Debian's clang-14, with ASan + UBSan):
-# fuzz_parsers (every text parser) and fuzz_place (fabric JSON -> tree ->
+# fuzz_parsers (every text parser, and the fabric loader topology/qft
+# calls) and fuzz_place (fabric JSON -> tree ->
 # router -> placement), and runs each parser and the placement for a
 # bounded time, from seed inputs made of the project's own fixtures (and
 # degraded copies of them). Exit status 1 on any crash.
@@ -17,8 +18,10 @@ if ! command -v clang++-14 >/dev/null || [ ! -d /usr/lib/llvm-14/lib/clang/14.0.
 	[ "$(id -u)" = 0 ] || SUDO=sudo
 	$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang-14 libclang-rt-14-dev >/dev/null
 fi
-srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/capi/ -e lib/fabric/discover.cpp)
-flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include $(pkg-config --cflags jansson)"
+srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/fabric/discover.cpp)
+# the C API's one configured value
+printf '#define PACKAGE_VERSION "fuzz"\n' >"$work/qft_config.h"
+flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include -I$work $(pkg-config --cflags jansson)"
 for target in fuzz_parsers fuzz_place; do
 	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" -name '*.[ch]pp')" ]; then
 		echo "fuzz: building $target with clang++-14 (ASan, UBSan)"
@@ -40,6 +43,17 @@ data=$top/tests/data/ib
 rm -rf "$work/corpus"
 seed 0 "$work/corpus/json" "$data"/pgft-2-4/fabric.json "$data"/pgft-3-4-4-2/fabric.json
 seed 1 "$work/corpus/ibnetdiscover" "$data"/pgft-2-4/ibnetdiscover.txt "$data"/pgft-2-6/ibnetdiscover.txt
+seed 5 "$work/corpus/plugin" "$data"/pgft-2-4/fabric.json "$data"/pgft-3-4-4-2/fabric.json
+python3 - "$data"/pgft-2-4/fabric.json >"$work/untreed.json" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+f.pop("tree", None)
+for k in ("switches", "hosts"):
+    for n in f[k]:
+        n.pop("level", None), n.pop("index", None)
+json.dump(f, sys.stdout)
+PY
+seed 5 "$work/corpus/plugin-untreed" "$work/untreed.json" && mv "$work/corpus/plugin-untreed/seed-0" "$work/corpus/plugin/seed-2" && rmdir "$work/corpus/plugin-untreed"
 seed 2 "$work/corpus/lft" "$data"/pgft-2-4/opensm-lfts-ftree.dump "$data"/pgft-2-4/ibroute-L1-0.0.txt
 printf '\x033;18,18,6;1,18,6;1,1,3' >"$work/t1" && mkdir -p "$work/corpus/pgft" && mv "$work/t1" "$work/corpus/pgft/seed-0"
 printf '\x04n[0001-0018,0020],gpu7' >"$work/t2" && mkdir -p "$work/corpus/hostlist" && mv "$work/t2" "$work/corpus/hostlist/seed-0"
@@ -76,7 +90,7 @@ PY
 status=0
 limit=(-max_total_time="$secs")
 [ -z "${QFT_FUZZ_RUNS:-}" ] || limit+=(-runs="$QFT_FUZZ_RUNS")
-for parser in json ibnetdiscover lft pgft hostlist place; do
+for parser in json ibnetdiscover lft pgft hostlist plugin place; do
 	mkdir -p "$work/crashes/$parser"
 	target=fuzz_parsers
 	[ "$parser" != place ] || target=fuzz_place

@@ -46,6 +46,13 @@ for cables in 1 5 20; do
 	LOG=$W/log/slurmctld.log
 	ok "$cables cables and n0100's cut: slurmctld up"
 	check "$cables: topology/qft names the host without a tree position" grep -q "topology/qft.*n0100" "$LOG"
+	"$QFT" status --file "$W/state/qft-status.json" >"$T/status$cables" 2>&1
+	check "$cables: qft status names n0100 cut off" grep -q '^nodes cut off (.*) 1: n0100$' "$T/status$cables"
+	expect_eq "$cables: qft status's missing cables (and n0100's)" \
+		"$(grep -c "^  $fab: missing cable" "$T/status$cables")" "$((cables + 1))"
+	lost=$("$QFT" info --fabric "$fab" | sed -n 's/^destinations sharing a down-link \([0-9]* of 1943\)$/\1/p')
+	check "$cables: qft status's destinations that lost congestion freedom = qft info's (${lost:-none})" \
+		grep -q "^destinations that lost congestion freedom (routing dmodk) ${lost:-none} attached hosts$" "$T/status$cables"
 	mkdir -p "$T/jobs$cables"
 	ids=()
 	for n in 7 18 36 50 100 150; do

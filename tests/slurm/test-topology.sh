@@ -98,6 +98,18 @@ check "slurmctld logs the recognised tuple" \
 check "slurmctld logs the switch table" grep -q "topology/qft: switch table of 19 records on 2 levels" "$LOG"
 check "slurmd loaded the plugin too" grep -q "topology/qft" "$W"/log/slurmd.*.log
 
+# qft status finds StateSaveLocation through scontrol (the wrapper in $BIN)
+PATH=$BIN:$PATH "$QFT" status >"$T/status.start" 2>&1
+check "qft status: the fabric in use, loaded" \
+	grep -q "^fabric in use: $W/etc/fabric.json (json), loaded " "$T/status.start"
+check "qft status: its tree and routing" \
+	grep -q "^  tree PGFT($tuple), 324 hosts, 19 switch groups, routing dmodk$" "$T/status.start"
+check "qft status: the last load was not refused" \
+	grep -q "^last load: .* $W/etc/fabric.json: loaded$" "$T/status.start"
+check "qft status: no node cut off" grep -q "^nodes cut off (.*) 0$" "$T/status.start"
+check "qft status: no destination lost congestion freedom" \
+	grep -q "^destinations that lost congestion freedom (routing dmodk) 0 of 324 attached hosts$" "$T/status.start"
+
 "$BIN/scontrol" show topology >"$T/topology.txt"
 expect_eq "switches in scontrol show topology" "$(grep -c '^SwitchName=' "$T/topology.txt")" 19
 leaf0=$(tree_names "$T/fabric.json" 0 18 | sort | paste -sd,)
@@ -131,6 +143,14 @@ sleep 2
 check "a broken fabric on reconfigure is logged, with its line, and refused" \
 	reconfigure_rejected "$LOG" "topology/qft: $W/etc/fabric.json:2:"
 check "slurmctld alive after reconfigure with a broken fabric" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
+"$QFT" status --file "$W/state/qft-status.json" >"$T/status.refused" 2>&1
+check "qft status: the last load was refused" \
+	grep -q "^last load: .* $W/etc/fabric.json: refused, the fabric in use stays$" "$T/status.refused"
+check "qft status: why, with the file and line" grep -q "^  $W/etc/fabric.json:2:" "$T/status.refused"
+check "qft status: the fabric in use is still the start's" \
+	grep -qF "$(grep '^fabric in use: ' "$T/status.start")" "$T/status.refused"
+check "qft status: the file changed since it was loaded" \
+	grep -q "^fabric file $W/etc/fabric.json changed since slurmctld loaded it (refused, above)$" "$T/status.refused"
 "$BIN/scontrol" show topology >"$T/topology.kept"
 expect_eq "switch table kept" "$(grep -c '^SwitchName=' "$T/topology.kept")" 19
 # The nodes are ranked by the kept fabric too, so the kept switch table's
@@ -152,6 +172,80 @@ expect_eq "fabric re-read after the fix" \
 "$BIN/scontrol" show topology >"$T/topology.fixed"
 check "after the fix: every switch record names the nodes of its subtree" \
 	switch_records_match "$T/topology.fixed"
+
+# Fabric files mangled as a failing disk, a half-written copy or another
+# tool would leave them, each put in place and reconfigured while a job
+# runs: slurmctld answers each (loads it or refuses it, naming the file)
+# and stays up, and the job keeps its nodes.
+python3 - "$T/fabric.good" "$T/fuzz" <<'PY'
+import json, os, random, sys
+good, out = open(sys.argv[1], "rb").read(), sys.argv[2]
+os.makedirs(out, exist_ok=True)
+rng = random.Random(15)
+f = json.loads(good)
+sw, hosts = f["switches"], f["hosts"]
+def semantic(change):
+    g = json.loads(good)
+    change(g)
+    return json.dumps(g).encode()
+cases = {
+    "truncated-early": good[: len(good) // 7],
+    "truncated-late": good[: len(good) - 40],
+    "bytes-flipped": bytes(b ^ (1 << rng.randrange(8)) if rng.random() < 0.001 else b for b in good),
+    "nul-bytes": good[:5000] + b"\0" * 64 + good[5064:],
+    "link-to-unknown-guid": semantic(lambda g: g["links"][3].__setitem__(2, "0xdeadbeef00000001")),
+    "port-999": semantic(lambda g: g["links"][5].__setitem__(1, 999)),
+    "tree-garbage": semantic(lambda g: g.__setitem__("tree", "3;x,;;")),
+    "duplicate-switch": semantic(lambda g: g["switches"].append(dict(g["switches"][0]))),
+    "hosts-not-a-list": semantic(lambda g: g.__setitem__("hosts", 7)),
+    "no-links": semantic(lambda g: g.__setitem__("links", [])),
+}
+for name, data in cases.items():
+    open(os.path.join(out, name + ".json"), "wb").write(data)
+PY
+# fabric_outcomes: how many loads of etc/fabric.json the log shows, and how
+# many refusals
+fabric_outcomes() {
+	local loaded refused
+	loaded=$(grep -c "topology/qft: fabric $W/etc/fabric.json: " "$LOG")
+	if [ "$SERIES" = 22.05 ]; then
+		refused=$(grep -c "; keeping the fabric loaded from" "$LOG")
+	else
+		refused=$(grep -c "Resuming operation, reconfigure failed" "$LOG")
+	fi
+	echo "$loaded $refused"
+}
+long=$(cd "$W" && "$BIN/sbatch" --parsable -N4 -o /dev/null --wrap 'sleep 900')
+wait_running "$W" "$long"
+long_nodes=$("$BIN/squeue" -h -j "$long" -o %N)
+for mangled in "$T"/fuzz/*.json; do
+	name=$(basename "$mangled" .json)
+	before=$(fabric_outcomes)
+	cp "$mangled" "$W/etc/fabric.json"
+	"$BIN/scontrol" reconfigure >/dev/null 2>&1
+	for _ in $(seq 60); do
+		[ "$(fabric_outcomes)" != "$before" ] && "$BIN/scontrol" ping 2>/dev/null | grep -q 'is UP' && break
+		sleep 0.5
+	done
+	after=$(fabric_outcomes)
+	if [ "${after%% *}" -gt "${before%% *}" ]; then
+		say "fuzz $name: loaded"
+	elif [ "${after##* }" -gt "${before##* }" ]; then
+		say "fuzz $name: refused: $(grep "topology/qft: .*$W/etc/fabric.json" "$LOG" | tail -1 | cut -c1-200)"
+	fi
+	check "fuzz $name: slurmctld answered the reconfigure and is up" \
+		sh -c "[ '$after' != '$before' ] && '$BIN/scontrol' ping | grep -q 'is UP'"
+done
+expect_eq "fuzz: the long job still runs on its nodes" \
+	"$("$BIN/squeue" -h -j "$long" -o '%T %N')" "RUNNING $long_nodes"
+cp "$T/fabric.good" "$W/etc/fabric.json"
+"$BIN/scontrol" reconfigure
+sleep 2
+"$BIN/scontrol" show topology >"$T/topology.after-fuzz"
+check "after the mangled fabrics and the good one again: every switch record names the nodes of its subtree" \
+	switch_records_match "$T/topology.after-fuzz"
+batch_on_one_leaf "after the mangled fabrics"
+"$BIN/scancel" "$long"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
 # --- 2. nodes missing on either side: warnings, the cluster runs ---------
@@ -165,6 +259,10 @@ if start_cluster "$W" --node-file "$T/nodes.part" -p "$T/plugins" -t topology/qf
 		grep -q "topology/qft: WARNING: 2 nodes of slurm.conf are not in fabric $W/etc/fabric.json, they join no switch and rank last: x\[001-002\]" "$W/log/slurmctld.log"
 	check "fabric hosts missing from slurm.conf are named" \
 		grep -q "topology/qft: 24 hosts of fabric $W/etc/fabric.json are not nodes of slurm.conf and are ignored" "$W/log/slurmctld.log"
+	"$QFT" status --file "$W/state/qft-status.json" >"$T/status.mismatch" 2>&1
+	check "qft status names the nodes cut off" grep -q '^nodes cut off (.*) 2: x\[001-002\]$' "$T/status.mismatch"
+	check "qft status names the fabric hosts not in slurm.conf" \
+		grep -q '^fabric hosts not in slurm.conf (ignored) 24: ' "$T/status.mismatch"
 	expect_eq "extra nodes rank last" "$("$W/bin/scontrol" -o show nodes | sed -n 's/^NodeName=\([^ ]*\) .*/\1/p' | tail -2 | paste -sd,)" "x001,x002"
 else
 	cat "$W.start.out"

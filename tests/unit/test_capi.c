@@ -409,6 +409,77 @@ static void untreed_fabric_is_recognised(void **state)
 	}
 }
 
+/* What `qft status` reads: a host whose cable is cut is not attached, the
+ * destinations the cut cost are among the attached ones, and the record
+ * slurmctld writes names the fabric, the cut-off nodes and the findings. */
+static void status_of_a_degraded_fabric(void **state)
+{
+	(void)state;
+	char path[64], status_path[80];
+	qft_fabric_t *f = NULL;
+	char *err = NULL;
+	size_t *lost = NULL, count = 99;
+
+	write_untreed(path, 0);
+	assert_int_equal(qft_fabric_load(path, &f, &err), QFT_OK);
+	for (size_t h = 0; h < 4; h++)
+		assert_int_equal(qft_fabric_host_attached(f, h), 1);
+	assert_int_equal(qft_fabric_host_attached(f, 4), 0);
+	assert_int_equal(qft_fabric_lost_destinations(f, &lost, &count, &err), QFT_OK);
+	assert_int_equal(count, 0); /* whole: every down-link one destination */
+	qft_free(lost);
+	qft_fabric_destroy(f);
+	unlink(path);
+
+	/* Leaf b's cable to spine b cut: from leaf a, n0004's traffic falls back
+	 * to spine a and comes down spine a -> leaf b beside n0003's; from leaf
+	 * b, n0001's and n0002's both go through spine a. */
+	write_untreed(path, 1);
+	assert_int_equal(qft_fabric_load(path, &f, &err), QFT_OK);
+	assert_int_equal(qft_fabric_lost_destinations(f, &lost, &count, &err), QFT_OK);
+	assert_int_equal(count, 4);
+	qft_free(lost);
+	qft_fabric_destroy(f);
+	unlink(path);
+
+	/* n0002 without a tree position; leaf 1 without a cable up: its hosts
+	 * are attached (to their leaf) but unreachable from leaf 0 */
+	write_degraded(path, 3);
+	assert_int_equal(qft_fabric_load(path, &f, &err), QFT_OK);
+	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0002")), 0);
+	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0001")), 1);
+	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0004")), 1);
+	assert_int_equal(qft_fabric_lost_destinations(f, &lost, &count, &err), QFT_EUNROUTABLE);
+	assert_non_null(strstr(err, "no path from n0003 to n0001"));
+	assert_null(lost);
+	qft_free(err);
+
+	snprintf(status_path, sizeof(status_path), "%s.status", path);
+	qft_controller_status_t st = {.slurm_version = "22.05.8", .source = path,
+				      .format = "json", .loaded = 5, .attempted = 6,
+				      .attempt_file = path, .cut_off = "n0002",
+				      .cut_off_count = 1};
+	assert_int_equal(qft_status_write(status_path, f, &st, &err), QFT_OK);
+	assert_null(err);
+	char text[4096] = "";
+	FILE *in = fopen(status_path, "r");
+	assert_non_null(in);
+	text[fread(text, 1, sizeof(text) - 1, in)] = 0;
+	fclose(in);
+	assert_non_null(strstr(text, "\"format\": \"slurm-qft-status\""));
+	assert_non_null(strstr(text, "\"cut_off\": \"n0002\""));
+	assert_non_null(strstr(text, "\"tree\": \"PGFT("));
+	assert_non_null(strstr(text, "has no tree position"));
+	assert_non_null(strstr(text, "\"refused\": \"\""));
+	/* a directory that is not there: an error naming the path */
+	assert_int_equal(qft_status_write("/nonexistent/dir/qft-status.json", f, &st, &err), QFT_EIO);
+	assert_non_null(strstr(err, "/nonexistent/dir/qft-status.json"));
+	qft_free(err);
+	qft_fabric_destroy(f);
+	unlink(status_path);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +489,7 @@ int main(void)
 		cmocka_unit_test(errors_carry_messages),
 		cmocka_unit_test(degraded_fabric_loads),
 		cmocka_unit_test(untreed_fabric_is_recognised),
+		cmocka_unit_test(status_of_a_degraded_fabric),
 		cmocka_unit_test(products_and_routing),
 		cmocka_unit_test(lid_choice),
 		cmocka_unit_test(placer_predicts_within_its_budget),

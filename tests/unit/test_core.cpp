@@ -2,6 +2,7 @@
 // The routing core against the theorems and figures of seed 000.
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "lib/route/dmodk.hpp"
 #include "lib/route/lft.hpp"
 #include "lib/score/score.hpp"
+#include "lib/slurm/status.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
 #include "lib/traffic/pattern.hpp"
@@ -253,6 +255,20 @@ void host_without_position_is_unroutable(void **)
 	Lfts lfts = r.tables();
 	TableRouter table(f, lfts);
 	assert_string_equal(path_text(table, 0, 5, 0).c_str(), path_text(r, 0, 5, 0).c_str());
+	assert_false(t.host_attached(1));
+
+	// n0007's cable cut, its position kept (a fabric JSON with its tree):
+	// cut off, and left out of the destinations' check, which the cut of a
+	// host cable alone costs nothing.
+	Fabric g = degraded("2;4,4;1,4;1,1", {6});
+	Tree u = Tree::from_fabric(g);
+	assert_true(u.host_index(6) != kNone);
+	assert_false(u.host_attached(6));
+	assert_true(u.host_attached(5));
+	assert_int_equal(u.attached_hosts().size(), 15);
+	DModK ru(g, u);
+	assert_int_equal(shared_down_destinations(g, ru, u.attached_hosts()).size(), 0);
+	expect_error([&] { shared_down_destinations(g, ru); }, Status::unroutable, "n0007");
 }
 
 
@@ -726,6 +742,45 @@ void host_name_patterns(void **)
 	expect_error([] { format_host_name("n %d", 1); }, Status::invalid, "without blanks");
 }
 
+// --- qft status's record ------------------------------------------------------
+
+void controller_status_round_trip(void **)
+{
+	ControllerStatus s;
+	s.written = 1700000000;
+	s.slurm_version = "22.05.8";
+	s.source = "/etc/slurm/fabric.json";
+	s.format = "json";
+	s.loaded = 1699999990;
+	s.tree = "PGFT(2;4,4;1,4;1,1)";
+	s.routing = "dmodk";
+	s.hosts = 16;
+	s.switch_groups = 5;
+	s.findings = {"f.json: missing cable: \"a\" up-port 1", "second"};
+	s.attempted = 1700000000;
+	s.attempt_file = "/etc/slurm/fabric.json";
+	s.refused = "/etc/slurm/fabric.json:2:0: string expected";
+	s.cut_off = "n[0003-0004]";
+	s.cut_off_count = 2;
+	const ControllerStatus r = status_from_json(status_to_json(s), "st.json");
+	assert_string_equal(status_to_json(r).c_str(), status_to_json(s).c_str());
+	assert_int_equal(r.findings.size(), 2);
+	assert_string_equal(r.findings[0].c_str(), s.findings[0].c_str());
+	const std::string text = status_text(r);
+	assert_non_null(strstr(text.c_str(), "refused, the fabric in use stays\n  /etc/slurm/fabric.json:2:0:"));
+	assert_non_null(strstr(text.c_str(), "select/rlft places no job on them) 2: n[0003-0004]\n"));
+	assert_non_null(strstr(text.c_str(), "findings 2\n"));
+
+	expect_error([] { status_from_json("{\"format\": ", "st.json"); }, Status::parse, "st.json:1: ");
+	expect_error([] { status_from_json("[]", "st.json"); }, Status::parse, "st.json: expected a JSON object");
+	expect_error([] { status_from_json("{\"format\": \"slurm-qft-fabric\"}", "st.json"); },
+		     Status::parse, "st.json: \"format\": expected \"slurm-qft-status\"");
+	std::string no_hosts = status_to_json(s);
+	no_hosts.replace(no_hosts.find("\"hosts\""), 7, "\"hostz\"");
+	expect_error([&] { status_from_json(no_hosts, "st.json"); }, Status::parse,
+		     "st.json: \"hosts\": expected an integer >= 0");
+}
+
 } // namespace
 
 int main(void)
@@ -777,6 +832,7 @@ int main(void)
 		cmocka_unit_test(resolve_reports_every_unknown_host),
 		cmocka_unit_test(tree_order_sorts_shuffled_names),
 		cmocka_unit_test(host_name_patterns),
+		cmocka_unit_test(controller_status_round_trip),
 	};
 	return cmocka_run_group_tests_name("core", tests, nullptr, nullptr);
 }

@@ -120,6 +120,42 @@ QFT_EXPORT qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric,
 					       const char *spec, char **err);
 /* The routing's spec as set, "" when the fabric has none. */
 QFT_EXPORT const char *qft_fabric_routing(const qft_fabric_t *fabric);
+/* 1 when host `ord` has a tree position and a cable up to its leaf; 0 when
+ * it is cut off (the routing has no path to or from it) or out of range. */
+QFT_EXPORT int qft_fabric_host_attached(const qft_fabric_t *fabric, size_t ord);
+/* The destinations whose traffic, from some source, comes down a link
+ * that another destination's traffic uses too under the fabric's routing:
+ * those a missing cable cost their congestion freedom (D-Mod-K gives each
+ * down-link one destination, seed 000 theorem 2), among the attached
+ * hosts (qft_fabric_host_attached()). *hosts (release with
+ * qft_free()) gets their ordinals, *count how many. */
+QFT_EXPORT qft_status_t qft_fabric_lost_destinations(const qft_fabric_t *fabric,
+						     size_t **hosts, size_t *count,
+						     char **err);
+
+/* What topology/qft holds, for `qft status` (lib/slurm/status.hpp).
+ * NULL strings are empty. */
+typedef struct {
+	const char *slurm_version;
+	const char *source;          /* the fabric in use, NULL: none */
+	const char *format;          /* "json" or "ibnetdiscover" */
+	const char *host_name_regex; /* ibnetdiscover's naming, NULL: first word */
+	int64_t loaded;              /* when the fabric in use was read */
+	int64_t attempted;           /* the last load (start, reconfigure) */
+	const char *attempt_file;
+	const char *refused;         /* why it was refused; NULL: loaded */
+	const char *cut_off;         /* nodes of slurm.conf not in the fabric */
+	uint64_t cut_off_count;
+	const char *ignored;         /* fabric hosts not in slurm.conf */
+	uint64_t ignored_count;
+} qft_controller_status_t;
+/* Writes `status` with the tree, routing and findings of `fabric` (the
+ * one in use; NULL: none) to `path`: PATH.tmp, then renamed, so a reader
+ * sees the old record or the new one whole. */
+QFT_EXPORT qft_status_t qft_status_write(const char *path, const qft_fabric_t *fabric,
+					 const qft_controller_status_t *status,
+					 char **err);
+
 /* Ordinal of the host named `name`, QFT_NONE if the fabric lacks it. */
 QFT_EXPORT size_t qft_fabric_find_host(const qft_fabric_t *fabric,
 				       const char *name);

@@ -38,6 +38,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -66,11 +67,19 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 static qft_shared_fabric_t *shared = NULL;
 static qft_fabric_t *fabric = NULL;
 
+/* For `qft status` (_write_status): how the fabric in use was read, and
+ * the last load, refused or not. */
+static time_t loaded_at = 0, attempted_at = 0;
+static char *loaded_format = NULL, *loaded_regex = NULL;
+static char *attempt_file = NULL, *refused = NULL;
+
 extern qft_shared_fabric_t *qft_topology_fabric_get(uint32_t abi, uint32_t size,
 						    const char *libqft);
 
 static int _load_fabric(void);
 static void _log_report(const char *report);
+static void _write_status(const char *cut_off, int cut_off_count, const char *ignored,
+			  int ignored_count);
 
 extern int init(void)
 {
@@ -87,6 +96,10 @@ extern int fini(void)
 	qft_shared_fabric_release(shared);
 	shared = NULL;
 	fabric = NULL;
+	xfree(loaded_format);
+	xfree(loaded_regex);
+	xfree(attempt_file);
+	xfree(refused);
 	return SLURM_SUCCESS;
 }
 
@@ -158,16 +171,26 @@ static int _load_fabric(void)
 	qft_fabric_t *fresh = NULL;
 	char *why = NULL;
 
+	attempted_at = time(NULL);
+	xfree(refused);
+	xfree(attempt_file);
 	if (qft_conf_read(&conf, &why) != SLURM_SUCCESS ||
 	    qft_conf_load_fabric(&conf, &fresh, &why) != SLURM_SUCCESS) {
+		attempt_file = xstrdup(conf.fabric_file ? conf.fabric_file : conf.path);
 		qft_conf_free(&conf);
 		if (!shared)
 			fatal("%s: %s", plugin_type, why);
 		error("%s: %s; keeping the fabric loaded from %s",
 		      plugin_type, why, shared->source);
-		xfree(why);
+		refused = why;
 		return SLURM_ERROR;
 	}
+	attempt_file = xstrdup(conf.fabric_file);
+	loaded_at = attempted_at;
+	xfree(loaded_format);
+	xfree(loaded_regex);
+	loaded_format = xstrdup(conf.format == QFT_FORMAT_IBNETDISCOVER ? "ibnetdiscover" : "json");
+	loaded_regex = xstrdup(conf.host_name_regex);
 	qft_shared_fabric_release(shared); /* select/rlft may hold it still */
 	shared = qft_shared_fabric_create(fresh, conf.fabric_file);
 	fabric = shared->fabric;
@@ -272,17 +295,24 @@ static void _log_report(const char *report)
 		      plugin_type, count - 100);
 }
 
-/* As topology/tree warns about nodes outside every switch. */
+/* As topology/tree warns about nodes outside every switch; and the same
+ * for `qft status`. */
 extern void qft_topo_report_mismatch(void)
 {
 	node_record_t *node_ptr;
 	qft_hostlist_t missing = hostlist_create(NULL);
 	qft_hostlist_t extra = hostlist_create(NULL);
-	char *names;
+	qft_hostlist_t cut_off = hostlist_create(NULL);
+	char *names, *cut_off_names, *extra_names;
 
-	for (int i = 0; (node_ptr = next_node(&i)); i++)
-		if (qft_fabric_find_host(fabric, node_ptr->name) == QFT_NONE)
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		size_t ord = qft_fabric_find_host(fabric, node_ptr->name);
+		if (ord == QFT_NONE)
 			hostlist_push_host(missing, node_ptr->name);
+		/* absent, or present without a cable into the tree */
+		if (ord == QFT_NONE || !qft_fabric_host_attached(fabric, ord))
+			hostlist_push_host(cut_off, node_ptr->name);
+	}
 	for (size_t h = 0; h < qft_fabric_host_count(fabric); h++) {
 		const char *name = qft_fabric_host_name(fabric, h);
 		if (!name[0] || !find_node_record2((char *) name))
@@ -301,8 +331,48 @@ extern void qft_topo_report_mismatch(void)
 		     plugin_type, hostlist_count(extra), shared->source, names);
 		xfree(names);
 	}
+	cut_off_names = hostlist_ranged_string_xmalloc(cut_off);
+	extra_names = hostlist_ranged_string_xmalloc(extra);
+	_write_status(cut_off_names, hostlist_count(cut_off), extra_names, hostlist_count(extra));
+	xfree(cut_off_names);
+	xfree(extra_names);
 	hostlist_destroy(missing);
 	hostlist_destroy(extra);
+	hostlist_destroy(cut_off);
+}
+
+/* StateSaveLocation/qft-status.json, read by `qft status`: replaced whole
+ * (libqft writes a temporary file and renames it). A failure costs only
+ * the record, so it is an error in the log and nothing more. */
+static void _write_status(const char *cut_off, int cut_off_count, const char *ignored,
+			  int ignored_count)
+{
+	qft_controller_status_t st = {
+		.slurm_version = SLURM_VERSION_STRING,
+		.source = shared ? shared->source : NULL,
+		.format = loaded_format,
+		.host_name_regex = loaded_regex,
+		.loaded = loaded_at,
+		.attempted = attempted_at,
+		.attempt_file = attempt_file,
+		.refused = refused,
+		.cut_off = cut_off,
+		.cut_off_count = cut_off_count,
+		.ignored = ignored,
+		.ignored_count = ignored_count,
+	};
+	char *path, *err = NULL;
+
+	if (!slurm_conf.state_save_location)
+		return;
+	path = xstrdup_printf("%s/qft-status.json", slurm_conf.state_save_location);
+	if (qft_status_write(path, fabric, &st, &err) != QFT_OK)
+		error("%s: cannot write the status for 'qft status': %s", plugin_type,
+		      err ? err : "?");
+	else
+		debug("%s: status written to %s", plugin_type, path);
+	qft_free(err);
+	xfree(path);
 }
 
 extern uint32_t qft_topo_group_distance(size_t a, size_t b)
