@@ -166,6 +166,16 @@ std::unique_ptr<qft_fabric> recognised(qft::Fabric fabric, const char *path, std
 	return f;
 }
 
+// Writes PATH.tmp, then renames it to `path`: a reader sees one record whole.
+void replace_status(const char *path, const qft::ControllerStatus &s)
+{
+	const std::string tmp = std::string(path) + ".tmp";
+	qft::write_file(tmp, qft::status_to_json(s));
+	if (std::rename(tmp.c_str(), path) != 0)
+		qft::fail(qft::Status::io, path, ": cannot rename ", tmp, " to it: ",
+			  std::strerror(errno));
+}
+
 // The body of qft_fabric_import_ibnetdiscover().
 void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
 			 qft_fabric_t **out)
@@ -363,11 +373,26 @@ qft_status_t qft_status_write(const char *path, const qft_fabric_t *fabric,
 		s.cut_off_count = status->cut_off_count;
 		s.ignored = text(status->ignored);
 		s.ignored_count = status->ignored_count;
-		const std::string tmp = std::string(path) + ".tmp";
-		qft::write_file(tmp, qft::status_to_json(s));
-		if (std::rename(tmp.c_str(), path) != 0)
-			qft::fail(qft::Status::io, path, ": cannot rename ", tmp, " to it: ",
-				  std::strerror(errno));
+		replace_status(path, s);
+	});
+}
+
+qft_status_t qft_status_note_refusal(const char *path, int64_t attempted,
+				     const char *attempt_file, const char *refused, char **err)
+{
+	return guard(err, [&] {
+		need(path, "path");
+		qft::ControllerStatus s;
+		try {
+			s = qft::status_from_json(qft::read_file(path), path);
+		} catch (const qft::Error &) {
+			s = qft::ControllerStatus(); // none yet, or unreadable: start afresh
+		}
+		s.written = int64_t(std::time(nullptr));
+		s.attempted = attempted;
+		s.attempt_file = attempt_file ? attempt_file : "";
+		s.refused = refused ? refused : "";
+		replace_status(path, s);
 	});
 }
 

@@ -235,6 +235,8 @@ for mangled in "$T"/fuzz/*.json; do
 	fi
 	check "fuzz $name: slurmctld answered the reconfigure and is up" \
 		sh -c "[ '$after' != '$before' ] && '$BIN/scontrol' ping | grep -q 'is UP'"
+	[ "$name" != no-links ] || check "fuzz no-links: refused, no host has a cable into the tree" \
+		grep -q "topology/qft: fabric $W/etc/fabric.json: none of its 324 hosts has a cable into the tree" "$LOG"
 done
 expect_eq "fuzz: the long job still runs on its nodes" \
 	"$("$BIN/squeue" -h -j "$long" -o '%T %N')" "RUNNING $long_nodes"

@@ -192,6 +192,14 @@ extern void qft_conf_free(qft_conf_t *conf)
 	xfree(conf->routing);
 }
 
+static bool _any_host_attached(const qft_fabric_t *fabric)
+{
+	for (size_t h = 0; h < qft_fabric_host_count(fabric); h++)
+		if (qft_fabric_host_attached(fabric, h))
+			return true;
+	return false;
+}
+
 extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, char **why)
 {
 	char *err = NULL;
@@ -212,6 +220,15 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 	if (!qft_fabric_tuple(*fabric)[0]) {
 		*why = xstrdup_printf("fabric %s has no recognised PGFT tree (generate it with 'qft gen' or recognise it first)",
 				      conf->fabric_file);
+		qft_fabric_destroy(*fabric);
+		*fabric = NULL;
+		return SLURM_ERROR;
+	}
+	if (!_any_host_attached(*fabric)) {
+		/* a fabric file of a dead subnet, or a broken writer: keeping the
+		 * fabric in use places jobs better than placing none */
+		*why = xstrdup_printf("fabric %s: none of its %zu hosts has a cable into the tree",
+				      conf->fabric_file, qft_fabric_host_count(*fabric));
 		qft_fabric_destroy(*fabric);
 		*fabric = NULL;
 		return SLURM_ERROR;

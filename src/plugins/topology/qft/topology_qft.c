@@ -80,6 +80,7 @@ static int _load_fabric(void);
 static void _log_report(const char *report);
 static void _write_status(const char *cut_off, int cut_off_count, const char *ignored,
 			  int ignored_count);
+static void _note_refusal(const char *why);
 
 extern int init(void)
 {
@@ -178,8 +179,10 @@ static int _load_fabric(void)
 	    qft_conf_load_fabric(&conf, &fresh, &why) != SLURM_SUCCESS) {
 		attempt_file = xstrdup(conf.fabric_file ? conf.fabric_file : conf.path);
 		qft_conf_free(&conf);
-		if (!shared)
+		if (!shared) {
+			_note_refusal(why);
 			fatal("%s: %s", plugin_type, why);
+		}
 		error("%s: %s; keeping the fabric loaded from %s",
 		      plugin_type, why, shared->source);
 		refused = why;
@@ -341,6 +344,14 @@ extern void qft_topo_report_mismatch(void)
 	hostlist_destroy(cut_off);
 }
 
+/* StateSaveLocation/qft-status.json (xfree it), NULL without one */
+static char *_status_path(void)
+{
+	if (!slurm_conf.state_save_location)
+		return NULL;
+	return xstrdup_printf("%s/qft-status.json", slurm_conf.state_save_location);
+}
+
 /* StateSaveLocation/qft-status.json, read by `qft status`: replaced whole
  * (libqft writes a temporary file and renames it). A failure costs only
  * the record, so it is an error in the log and nothing more. */
@@ -361,16 +372,31 @@ static void _write_status(const char *cut_off, int cut_off_count, const char *ig
 		.ignored = ignored,
 		.ignored_count = ignored_count,
 	};
-	char *path, *err = NULL;
+	char *path = _status_path(), *err = NULL;
 
-	if (!slurm_conf.state_save_location)
+	if (!path)
 		return;
-	path = xstrdup_printf("%s/qft-status.json", slurm_conf.state_save_location);
 	if (qft_status_write(path, fabric, &st, &err) != QFT_OK)
 		error("%s: cannot write the status for 'qft status': %s", plugin_type,
 		      err ? err : "?");
 	else
 		debug("%s: status written to %s", plugin_type, path);
+	qft_free(err);
+	xfree(path);
+}
+
+/* A load failed with no fabric in this process: slurmctld is about to
+ * stop (its start), or Slurm 24.11's reconfigure, a new slurmctld, fails
+ * and the old one resumes with its fabric, which the record keeps. */
+static void _note_refusal(const char *why)
+{
+	char *path = _status_path(), *err = NULL;
+
+	if (!path)
+		return;
+	if (qft_status_note_refusal(path, attempted_at, attempt_file, why, &err) != QFT_OK)
+		error("%s: cannot write the status for 'qft status': %s", plugin_type,
+		      err ? err : "?");
 	qft_free(err);
 	xfree(path);
 }
