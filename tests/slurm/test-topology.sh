@@ -207,7 +207,7 @@ PY
 # many refusals
 fabric_outcomes() {
 	local loaded refused
-	loaded=$(grep -c "topology/qft: fabric $W/etc/fabric.json: " "$LOG")
+	loaded=$(grep -Ec "topology/qft: fabric $W/etc/fabric.json: (PGFT|QFT)" "$LOG")
 	if [ "$SERIES" = 22.05 ]; then
 		refused=$(grep -c "; keeping the fabric loaded from" "$LOG")
 	else

@@ -373,14 +373,20 @@ static void _write_status(const char *cut_off, int cut_off_count, const char *ig
 		.ignored_count = ignored_count,
 	};
 	char *path = _status_path(), *err = NULL;
+	struct timespec t0, t1;
 
 	if (!path)
 		return;
-	if (qft_status_write(path, fabric, &st, &err) != QFT_OK)
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (qft_status_write(path, fabric, &st, &err) != QFT_OK) {
 		error("%s: cannot write the status for 'qft status': %s", plugin_type,
 		      err ? err : "?");
-	else
-		debug("%s: status written to %s", plugin_type, path);
+	} else {
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		verbose("%s: status written to %s in %ld us", plugin_type, path,
+			(long) ((t1.tv_sec - t0.tv_sec) * 1000000 +
+				(t1.tv_nsec - t0.tv_nsec) / 1000));
+	}
 	qft_free(err);
 	xfree(path);
 }
