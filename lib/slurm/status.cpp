@@ -170,7 +170,7 @@ std::string status_text(const ControllerStatus &s)
 		   s.refused.empty() ? "loaded" : "refused, the fabric in use stays", "\n");
 	if (!s.refused.empty())
 		out += cat("  ", s.refused, "\n");
-	out += cat("nodes cut off (of slurm.conf, absent from the fabric or with no cable into its tree; select/rlft places no job on them) ",
+	out += cat("nodes cut off (of slurm.conf, absent from the fabric or with no cable into its tree; select/rlft's placements leave them out) ",
 		   s.cut_off_count, s.cut_off.empty() ? "" : ": ", s.cut_off, "\n");
 	out += cat("fabric hosts not in slurm.conf (ignored) ", s.ignored_count,
 		   s.ignored.empty() ? "" : ": ", s.ignored, "\n");

@@ -2,7 +2,7 @@
 // What slurmctld's topology/qft holds, for `qft status`: the fabric in use
 // (loaded when, its tree and findings), the last fabric it tried to load
 // (refused, and why), and the nodes of slurm.conf the fabric does not
-// reach, which select/rlft places no job on. topology/qft writes it at
+// reach, which select/rlft's placements leave out. topology/qft writes it at
 // every start and reconfigure (beside its state, StateSaveLocation) so an
 // admin sees a cut host or a refused fabric without reading the log.
 #ifndef QFT_SLURM_STATUS_HPP

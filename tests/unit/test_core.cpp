@@ -768,7 +768,7 @@ void controller_status_round_trip(void **)
 	assert_string_equal(r.findings[0].c_str(), s.findings[0].c_str());
 	const std::string text = status_text(r);
 	assert_non_null(strstr(text.c_str(), "refused, the fabric in use stays\n  /etc/slurm/fabric.json:2:0:"));
-	assert_non_null(strstr(text.c_str(), "select/rlft places no job on them) 2: n[0003-0004]\n"));
+	assert_non_null(strstr(text.c_str(), "select/rlft's placements leave them out) 2: n[0003-0004]\n"));
 	assert_non_null(strstr(text.c_str(), "findings 2\n"));
 
 	expect_error([] { status_from_json("{\"format\": ", "st.json"); }, Status::parse, "st.json:1: ");
