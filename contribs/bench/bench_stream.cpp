@@ -14,11 +14,22 @@
 // each start (lib/place/links.hpp, the count qft-sim's scorer gives), the
 // kinds of placement, utilisation and mean wait.
 //
-//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S]]
+//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR]]]]
 //
 // HOLD_S > 0: a multi-node job whose placement is not congestion-free
 // waits up to HOLD_S seconds (while anything runs) for one that is; it
 // shows what waiting for shapes would buy and cost.
+//
+// The ReserveShape settings hold nodes for a shape the way backfill holds
+// them for the top job: when the queue's head has no congestion-free
+// placement now, it looks for the earliest end of a running job after
+// which one exists on the hosts free by then (at most RESERVE_S ahead,
+// default 7200), holds those hosts until then, and the jobs behind it
+// start now only off them or if they end before; with no such shape
+// ahead, the head starts as it can. Behind the head, a job whose
+// placement now is not congestion-free waits when a congestion-free one
+// comes within NEAR (default 0.5) times its own runtime, by the same
+// search.
 #include <jansson.h>
 
 #include <algorithm>
@@ -73,10 +84,11 @@ struct Setting {
 	bool products;
 	uint32_t round_up;
 	Remainder remainder;
+	bool reserve_shape = false;
 };
 
 struct Figures {
-	size_t multi = 0, congestion_free = 0, placements = 0;
+	size_t multi = 0, congestion_free = 0, placements = 0, reservations = 0;
 	double shared_sum = 0, wait_sum = 0, busy = 0, makespan = 0, usec = 0;
 	std::map<std::string, size_t> kinds;
 };
@@ -84,8 +96,10 @@ struct Figures {
 class Stream {
 public:
 	Stream(const Tree &t, const Router &r, const Fabric &f, const Setting &s,
-	       const std::vector<StreamJob> &jobs, double range_pct, double hold)
-		: t_(t), jobs_(jobs), range_(range_pct), hold_(hold), links_(t.pgft()),
+	       const std::vector<StreamJob> &jobs, double range_pct, double hold, double reserve,
+	       double near)
+		: t_(t), jobs_(jobs), range_(range_pct), hold_(hold),
+		  reserve_(s.reserve_shape ? reserve : -1), near_(near), links_(t.pgft()),
 		  free_(f.hosts().size())
 	{
 		PlacementPolicy pol;
@@ -93,7 +107,13 @@ public:
 		pol.round_up = s.round_up;
 		pol.remainder = s.remainder;
 		placer_ = std::make_unique<Placer>(f, t, r, pol);
+		// the shapes ahead: found on an empty placer among the hosts
+		// free by then; congestion freedom is the shape's, not the
+		// neighbours'
+		pol.rank_by_congestion = false;
+		probe_ = std::make_unique<Placer>(f, t, r, pol);
 		req_.eligible.assign(f.hosts().size(), true);
+		held_.assign(f.hosts().size(), false);
 	}
 
 	Figures run()
@@ -120,28 +140,108 @@ private:
 		std::vector<HostOrd> hosts;
 	};
 
-	bool start(size_t j, double now)
+	// The job's placement now, off the `avoid` hosts (none: nullptr).
+	Placement place(size_t j, const std::vector<bool> *avoid)
 	{
 		const StreamJob &job = jobs_[j];
-		if (job.size > free_)
-			return false;
 		req_.nodes = job.size;
 		req_.nodes_min = range_ > 0 ? uint32_t(std::max(
 						      1.0, std::floor(job.size * (1.0 - range_ / 100.0))))
 					    : 0;
+		for (size_t h = 0; h < req_.eligible.size(); h++)
+			req_.eligible[h] = !avoid || !(*avoid)[h];
 		auto t0 = std::chrono::steady_clock::now();
 		Placement p = placer_->place(req_);
 		fig_.usec += std::chrono::duration<double, std::micro>(
 				     std::chrono::steady_clock::now() - t0)
 				     .count();
 		fig_.placements++;
+		return p;
+	}
+
+	bool start(size_t j, double now, const std::vector<bool> *avoid = nullptr)
+	{
+		if (jobs_[j].size > free_)
+			return false;
+		Placement p = place(j, avoid);
 		if (p.outcome != Placement::placed)
+			return false;
+		// ReserveShape behind the head: a job with a shape within
+		// near_ of its own runtime ahead waits for it
+		if (reserve_ >= 0 && near_ > 0 && p.chosen.hosts.size() > 1 &&
+		    !p.chosen.congestion_free &&
+		    shape_ahead(j, now, near_ * jobs_[j].runtime, false))
 			return false;
 		// --hold: a job that is not congestion-free waits up to hold_
 		// seconds for a shape that is (while something runs)
 		if (hold_ > 0 && p.chosen.hosts.size() > 1 && !p.chosen.congestion_free &&
-		    now - job.arrival < hold_ && !running_.empty())
+		    now - jobs_[j].arrival < hold_ && !running_.empty())
 			return false;
+		commit(j, now, p);
+		return true;
+	}
+
+	// ReserveShape's head: starts now when congestion-free (or one
+	// node), else holds the hosts of the earliest shape ahead (held_,
+	// until held_until_) and waits; with none, starts as it can.
+	bool start_head(size_t j, double now)
+	{
+		const StreamJob &job = jobs_[j];
+		Placement p;
+		if (job.size <= free_) {
+			p = place(j, nullptr);
+			if (p.outcome == Placement::placed &&
+			    (p.chosen.hosts.size() == 1 || p.chosen.congestion_free)) {
+				commit(j, now, p);
+				return true;
+			}
+		}
+		if (job.size > 1 && shape_ahead(j, now)) {
+			fig_.reservations++;
+			return false;
+		}
+		if (p.outcome != Placement::placed)
+			return false;
+		commit(j, now, p);
+		return true;
+	}
+
+	// The earliest end of a running job within reserve_ after which the
+	// hosts free by then hold a congestion-free placement of job j.
+	bool shape_ahead(size_t j, double now) { return shape_ahead(j, now, reserve_, true); }
+	bool shape_ahead(size_t j, double now, double horizon, bool hold)
+	{
+		std::vector<bool> free(req_.eligible.size());
+		for (HostOrd h = 0; h < free.size(); h++)
+			free[h] = !placer_->holds(h);
+		PlacementRequest req;
+		req.nodes = req_.nodes = jobs_[j].size;
+		req.nodes_min = req_.nodes_min;
+		for (auto it = running_.begin(); it != running_.end();) {
+			const double end = it->first;
+			if (end - now > horizon)
+				break;
+			for (; it != running_.end() && it->first == end; ++it)
+				for (HostOrd h : it->second.hosts)
+					free[h] = true;
+			req.eligible = free;
+			Placement q = probe_->place(req);
+			if (q.outcome == Placement::placed && q.chosen.congestion_free) {
+				if (!hold)
+					return true;
+				std::fill(held_.begin(), held_.end(), false);
+				for (HostOrd h : q.chosen.hosts)
+					held_[h] = true;
+				held_until_ = end;
+				return true;
+			}
+		}
+		return false;
+	}
+
+	void commit(size_t j, double now, const Placement &p)
+	{
+		const StreamJob &job = jobs_[j];
 		const uint32_t id = uint32_t(j + 1);
 		placer_->add_running(id, p.chosen.hosts);
 		free_ -= p.chosen.hosts.size(); // reserved hosts: the placer says not_now
@@ -155,7 +255,6 @@ private:
 			fig_.shared_sum += double(links_.shared());
 		}
 		running_.insert({now + job.runtime, Running{id, p.chosen.hosts}});
-		return true;
 	}
 
 	void finish()
@@ -178,10 +277,22 @@ private:
 
 	void schedule(double now)
 	{
-		while (!queue_.empty() && start(queue_.front(), now))
+		held_until_ = -1;
+		while (!queue_.empty() &&
+		       (reserve_ >= 0 ? start_head(queue_.front(), now) : start(queue_.front(), now)))
 			queue_.pop_front();
 		if (queue_.empty())
 			return;
+		if (held_until_ >= 0) { // the head waits for its shape
+			for (auto it = std::next(queue_.begin()); it != queue_.end();) {
+				const bool before = now + jobs_[*it].runtime <= held_until_;
+				if (start(*it, now, before ? nullptr : &held_))
+					it = queue_.erase(it);
+				else
+					++it;
+			}
+			return;
+		}
 		// the head's earliest start by counts, and the nodes left then
 		const uint32_t need = jobs_[queue_.front()].size;
 		size_t avail = free_;
@@ -208,9 +319,12 @@ private:
 
 	const Tree &t_;
 	const std::vector<StreamJob> &jobs_;
-	double range_, hold_;
+	double range_, hold_, reserve_; // reserve_ < 0: no ReserveShape
+	double near_;                   // ReserveShape behind the head
 	LinkUse links_;
-	std::unique_ptr<Placer> placer_;
+	std::unique_ptr<Placer> placer_, probe_;
+	std::vector<bool> held_; // ReserveShape: the head's shape, until held_until_
+	double held_until_ = -1;
 	PlacementRequest req_;
 	std::deque<size_t> queue_;
 	std::multimap<double, Running> running_;
@@ -223,7 +337,7 @@ private:
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S]]\n");
+		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR]]]]\n");
 		return 2;
 	}
 	Fabric f = generate_pgft(Pgft::parse(argv[1]), GenOptions());
@@ -232,8 +346,11 @@ int main(int argc, char **argv)
 	const std::vector<StreamJob> jobs = read_workload(argv[2]);
 	const double range = argc > 3 ? std::atof(argv[3]) : 0;
 	const double hold = argc > 4 ? std::atof(argv[4]) : 0;
-	std::printf("qft bench: %zu jobs of %s on PGFT(%s), %zu hosts, node range %.0f%%, hold %.0f s\n",
-		    jobs.size(), argv[2], argv[1], f.hosts().size(), range, hold);
+	const double reserve = argc > 5 ? std::atof(argv[5]) : 7200;
+	const double near = argc > 6 ? std::atof(argv[6]) : 0.5;
+	std::printf("qft bench: %zu jobs of %s on PGFT(%s), %zu hosts, node range %.0f%%, hold %.0f s, "
+		    "ReserveShape within %.0f s, near %.2f x runtime\n",
+		    jobs.size(), argv[2], argv[1], f.hosts().size(), range, hold, reserve, near);
 	std::printf("%-34s %7s %9s %6s %9s %8s  kinds of multi-node jobs\n", "setting", "HSD=1",
 		    "shared", "util", "wait", "place");
 	const Setting settings[] = {
@@ -241,12 +358,16 @@ int main(int argc, char **argv)
 		{"Shapes=products", true, 0, Remainder::exact},
 		{"Shapes=products RoundUp=5", true, 5, Remainder::exact},
 		{"Shapes=products RoundUp=5 reserve", true, 5, Remainder::reserve},
+		{"Shapes=blocks ReserveShape", false, 0, Remainder::exact, true},
+		{"Shapes=products ReserveShape", true, 0, Remainder::exact, true},
 	};
 	for (const Setting &s : settings) {
-		Figures fg = Stream(t, r, f, s, jobs, range, hold).run();
+		Figures fg = Stream(t, r, f, s, jobs, range, hold, reserve, near).run();
 		std::string kinds;
 		for (const auto &[k, n] : fg.kinds)
 			kinds += " " + k + " " + std::to_string(n);
+		if (fg.reservations)
+			kinds += " | head waited for a shape " + std::to_string(fg.reservations) + "x";
 		std::printf("%-34s %6.1f%% %9.1f %5.1f%% %8.0fs %6.0fus %s\n", s.name,
 			    100.0 * double(fg.congestion_free) / double(std::max<size_t>(fg.multi, 1)),
 			    fg.shared_sum / double(std::max<size_t>(fg.multi, 1)),
