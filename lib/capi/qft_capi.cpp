@@ -377,14 +377,15 @@ qft_status_t qft_status_write(const char *path, const qft_fabric_t *fabric,
 	});
 }
 
-qft_status_t qft_status_note_refusal(const char *path, int64_t attempted,
+qft_status_t qft_status_note_refusal(const char *path, int keep_fabric, int64_t attempted,
 				     const char *attempt_file, const char *refused, char **err)
 {
 	return guard(err, [&] {
 		need(path, "path");
 		qft::ControllerStatus s;
 		try {
-			s = qft::status_from_json(qft::read_file(path), path);
+			if (keep_fabric)
+				s = qft::status_from_json(qft::read_file(path), path);
 		} catch (const qft::Error &) {
 			s = qft::ControllerStatus(); // none yet, or unreadable: start afresh
 		}

@@ -343,6 +343,10 @@ startup_error() { # startup_error NAME NEEDLE QFT.CONF [FILES...]
 mkdir -p "$T/bad"
 echo "FabricFile=nonexistent.json" >"$T/bad/qft.conf"
 startup_error missing-fabric "fatal: topology/qft: $T/missing-fabric/etc/nonexistent.json: cannot open: No such file or directory" "$T/bad/qft.conf"
+"$QFT" status --file "$T/missing-fabric/state/qft-status.json" >"$T/status.missing" 2>&1
+check "missing-fabric: qft status: no fabric in use" grep -q '^fabric in use: none$' "$T/status.missing"
+check "missing-fabric: qft status: the refusal, naming the file" \
+	grep -q "^  $T/missing-fabric/etc/nonexistent.json: cannot open" "$T/status.missing"
 startup_error missing-conf "fatal: topology/qft: cannot read $T/missing-conf/etc/qft.conf: No such file or directory" ""
 mkdir -p "$T/bad2"
 printf 'FabricFile=fabric.json\nFabric=x\n' >"$T/bad2/qft.conf"

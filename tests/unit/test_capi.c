@@ -409,6 +409,15 @@ static void untreed_fabric_is_recognised(void **state)
 	}
 }
 
+/* The file at `path`, at most size - 1 bytes, NUL-terminated. */
+static void read_text(const char *path, char *text, size_t size)
+{
+	FILE *in = fopen(path, "r");
+	assert_non_null(in);
+	text[fread(text, 1, size - 1, in)] = 0;
+	fclose(in);
+}
+
 /* What `qft status` reads: a host whose cable is cut is not attached, the
  * destinations the cut cost are among the attached ones, and the record
  * slurmctld writes names the fabric, the cut-off nodes and the findings. */
@@ -461,16 +470,25 @@ static void status_of_a_degraded_fabric(void **state)
 				      .cut_off_count = 1};
 	assert_int_equal(qft_status_write(status_path, f, &st, &err), QFT_OK);
 	assert_null(err);
-	char text[4096] = "";
-	FILE *in = fopen(status_path, "r");
-	assert_non_null(in);
-	text[fread(text, 1, sizeof(text) - 1, in)] = 0;
-	fclose(in);
+	char text[4096];
+	read_text(status_path, text, sizeof(text));
 	assert_non_null(strstr(text, "\"format\": \"slurm-qft-status\""));
 	assert_non_null(strstr(text, "\"cut_off\": \"n0002\""));
 	assert_non_null(strstr(text, "\"tree\": \"PGFT("));
 	assert_non_null(strstr(text, "has no tree position"));
 	assert_non_null(strstr(text, "\"refused\": \"\""));
+	/* a refused load with no fabric in the process: Slurm 24.11's failed
+	 * reconfigure keeps the old process's fabric, a failed start has none */
+	assert_int_equal(qft_status_note_refusal(status_path, 1, 7, path, "bad: line 2", &err), QFT_OK);
+	read_text(status_path, text, sizeof(text));
+	assert_non_null(strstr(text, "\"refused\": \"bad: line 2\""));
+	assert_non_null(strstr(text, "\"tree\": \"PGFT("));
+	assert_non_null(strstr(text, "\"cut_off\": \"n0002\""));
+	assert_int_equal(qft_status_note_refusal(status_path, 0, 8, path, "bad again", &err), QFT_OK);
+	read_text(status_path, text, sizeof(text));
+	assert_non_null(strstr(text, "\"refused\": \"bad again\""));
+	assert_non_null(strstr(text, "\"source\": \"\""));
+	assert_null(strstr(text, "PGFT("));
 	/* a directory that is not there: an error naming the path */
 	assert_int_equal(qft_status_write("/nonexistent/dir/qft-status.json", f, &st, &err), QFT_EIO);
 	assert_non_null(strstr(err, "/nonexistent/dir/qft-status.json"));

@@ -156,12 +156,13 @@ QFT_EXPORT qft_status_t qft_status_write(const char *path, const qft_fabric_t *f
 					 const qft_controller_status_t *status,
 					 char **err);
 /* Records in the status at `path` a load that failed where no fabric is
- * in use in this process (slurmctld's start, or Slurm 24.11's reconfigure,
- * which starts a new slurmctld and resumes the old one when it fails): the
- * rest of the record (the fabric the old process still runs) is kept; a
- * missing or unreadable record is replaced by one with no fabric. */
-QFT_EXPORT qft_status_t qft_status_note_refusal(const char *path, int64_t attempted,
-						const char *attempt_file,
+ * in use in this process. With `keep_fabric` (Slurm 24.11's reconfigure,
+ * which starts a new slurmctld and resumes the old one when it fails) the
+ * rest of the record, the fabric the old process still runs, is kept (a
+ * missing or unreadable record gives one with no fabric); without it
+ * (slurmctld's start, which stops) the record has no fabric in use. */
+QFT_EXPORT qft_status_t qft_status_note_refusal(const char *path, int keep_fabric,
+						int64_t attempted, const char *attempt_file,
 						const char *refused, char **err);
 
 /* Ordinal of the host named `name`, QFT_NONE if the fabric lacks it. */

@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -392,15 +393,17 @@ static void _write_status(const char *cut_off, int cut_off_count, const char *ig
 }
 
 /* A load failed with no fabric in this process: slurmctld is about to
- * stop (its start), or Slurm 24.11's reconfigure, a new slurmctld, fails
- * and the old one resumes with its fabric, which the record keeps. */
+ * stop (its start: no fabric in use), or Slurm 24.11's reconfigure, a new
+ * slurmctld (SLURMCTLD_RECONF in its environment), fails and the old one
+ * resumes with its fabric, which the record keeps. */
 static void _note_refusal(const char *why)
 {
 	char *path = _status_path(), *err = NULL;
+	int keep = getenv("SLURMCTLD_RECONF") != NULL;
 
 	if (!path)
 		return;
-	if (qft_status_note_refusal(path, attempted_at, attempt_file, why, &err) != QFT_OK)
+	if (qft_status_note_refusal(path, keep, attempted_at, attempt_file, why, &err) != QFT_OK)
 		error("%s: cannot write the status for 'qft status': %s", plugin_type,
 		      err ? err : "?");
 	qft_free(err);
