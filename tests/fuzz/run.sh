@@ -23,7 +23,7 @@ srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/fabric/discover.cpp)
 printf '#define PACKAGE_VERSION "fuzz"\n' >"$work/qft_config.h"
 flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include -I$work $(pkg-config --cflags jansson)"
 for target in fuzz_parsers fuzz_place; do
-	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" -name '*.[ch]pp')" ]; then
+	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" \( -name '*.[ch]pp' -o -name '*.h' \))" ]; then
 		echo "fuzz: building $target with clang++-14 (ASan, UBSan)"
 		(cd "$top" && clang++-14 $flags $srcs tests/fuzz/$target.cpp $(pkg-config --libs jansson) -o "$work/$target")
 	fi
