@@ -72,11 +72,8 @@ void print_lost(const ControllerStatus &s)
 		qft_free(err);
 		return;
 	}
-	size_t attached = 0;
-	for (size_t h = 0; h < qft_fabric_host_count(f.get()); h++)
-		attached += size_t(qft_fabric_host_attached(f.get(), h));
 	std::printf("destinations that lost congestion freedom (routing %s) %zu of %zu attached hosts\n",
-		    s.routing.c_str(), count, attached);
+		    s.routing.c_str(), count, qft_fabric_attached_host_count(f.get()));
 	for (size_t i = 0; i < count && i < 20; i++) {
 		const char *name = qft_fabric_host_name(f.get(), lost[i]);
 		std::printf("  %s\n", name && *name ? name : "(unnamed)");

@@ -317,6 +317,12 @@ int qft_fabric_host_attached(const qft_fabric_t *fabric, size_t ord)
 	return t && ord < fabric->fabric.hosts().size() && t->host_attached(qft::HostOrd(ord));
 }
 
+size_t qft_fabric_attached_host_count(const qft_fabric_t *fabric)
+{
+	const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
+	return t ? t->attached_hosts().size() : 0;
+}
+
 qft_status_t qft_fabric_lost_destinations(const qft_fabric_t *fabric, size_t **hosts,
 					  size_t *count, char **err)
 {

@@ -31,6 +31,39 @@ void put(json_t *o, const char *key, int64_t v)
 	json_object_set_new(o, key, json_integer(json_int_t(v)));
 }
 
+void put(json_t *o, const char *key, uint64_t v) { put(o, key, int64_t(v)); }
+
+void put(json_t *o, const char *key, const std::vector<std::string> &v)
+{
+	json_t *a = json_array();
+	for (const std::string &x : v)
+		json_array_append_new(a, json_string(x.c_str()));
+	json_object_set_new(o, key, a);
+}
+
+// The record's members in file order, for the writer and the reader alike.
+template <typename S, typename F> void each_member(S &s, F &&f)
+{
+	f("written", s.written);
+	f("slurm_version", s.slurm_version);
+	f("source", s.source);
+	f("fabric_format", s.format);
+	f("host_name_regex", s.host_name_regex);
+	f("loaded", s.loaded);
+	f("tree", s.tree);
+	f("routing", s.routing);
+	f("hosts", s.hosts);
+	f("switch_groups", s.switch_groups);
+	f("findings", s.findings);
+	f("attempted", s.attempted);
+	f("attempt_file", s.attempt_file);
+	f("refused", s.refused);
+	f("cut_off", s.cut_off);
+	f("cut_off_count", s.cut_off_count);
+	f("ignored", s.ignored);
+	f("ignored_count", s.ignored_count);
+}
+
 // Reads the members of one object, each error naming origin and key.
 class Members {
 public:
@@ -51,6 +84,11 @@ public:
 			     "\": expected an integer >= 0");
 		return int64_t(json_integer_value(v));
 	}
+	void get(const char *key, std::string &v) const { v = str(key); }
+	void get(const char *key, int64_t &v) const { v = integer(key); }
+	void get(const char *key, uint64_t &v) const { v = uint64_t(integer(key)); }
+	void get(const char *key, std::vector<std::string> &v) const { v = strings(key); }
+
 	std::vector<std::string> strings(const char *key) const
 	{
 		json_t *v = json_object_get(obj_, key);
@@ -92,27 +130,7 @@ std::string status_to_json(const ControllerStatus &s)
 	json_t *o = root.get();
 	put(o, "format", std::string(kFormat));
 	put(o, "version", int64_t(kVersion));
-	put(o, "written", s.written);
-	put(o, "slurm_version", s.slurm_version);
-	put(o, "source", s.source);
-	put(o, "fabric_format", s.format);
-	put(o, "host_name_regex", s.host_name_regex);
-	put(o, "loaded", s.loaded);
-	put(o, "tree", s.tree);
-	put(o, "routing", s.routing);
-	put(o, "hosts", int64_t(s.hosts));
-	put(o, "switch_groups", int64_t(s.switch_groups));
-	json_t *findings = json_array();
-	for (const std::string &f : s.findings)
-		json_array_append_new(findings, json_string(f.c_str()));
-	json_object_set_new(o, "findings", findings);
-	put(o, "attempted", s.attempted);
-	put(o, "attempt_file", s.attempt_file);
-	put(o, "refused", s.refused);
-	put(o, "cut_off", s.cut_off);
-	put(o, "cut_off_count", int64_t(s.cut_off_count));
-	put(o, "ignored", s.ignored);
-	put(o, "ignored_count", int64_t(s.ignored_count));
+	each_member(s, [o](const char *key, const auto &v) { put(o, key, v); });
 	char *text = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	if (!text)
 		fail(Status::internal, "status: cannot write JSON");
@@ -135,24 +153,7 @@ ControllerStatus status_from_json(const std::string &text, const std::string &or
 	if (m.integer("version") != kVersion)
 		fail(Status::unsupported, origin, ": \"version\": expected ", kVersion);
 	ControllerStatus s;
-	s.written = m.integer("written");
-	s.slurm_version = m.str("slurm_version");
-	s.source = m.str("source");
-	s.format = m.str("fabric_format");
-	s.host_name_regex = m.str("host_name_regex");
-	s.loaded = m.integer("loaded");
-	s.tree = m.str("tree");
-	s.routing = m.str("routing");
-	s.hosts = uint64_t(m.integer("hosts"));
-	s.switch_groups = uint64_t(m.integer("switch_groups"));
-	s.findings = m.strings("findings");
-	s.attempted = m.integer("attempted");
-	s.attempt_file = m.str("attempt_file");
-	s.refused = m.str("refused");
-	s.cut_off = m.str("cut_off");
-	s.cut_off_count = uint64_t(m.integer("cut_off_count"));
-	s.ignored = m.str("ignored");
-	s.ignored_count = uint64_t(m.integer("ignored_count"));
+	each_member(s, [&m](const char *key, auto &v) { m.get(key, v); });
 	return s;
 }
 

@@ -434,6 +434,7 @@ static void status_of_a_degraded_fabric(void **state)
 	for (size_t h = 0; h < 4; h++)
 		assert_int_equal(qft_fabric_host_attached(f, h), 1);
 	assert_int_equal(qft_fabric_host_attached(f, 4), 0);
+	assert_int_equal(qft_fabric_attached_host_count(f), 4);
 	assert_int_equal(qft_fabric_lost_destinations(f, &lost, &count, &err), QFT_OK);
 	assert_int_equal(count, 0); /* whole: every down-link one destination */
 	qft_free(lost);
@@ -458,6 +459,7 @@ static void status_of_a_degraded_fabric(void **state)
 	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0002")), 0);
 	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0001")), 1);
 	assert_int_equal(qft_fabric_host_attached(f, qft_fabric_find_host(f, "n0004")), 1);
+	assert_int_equal(qft_fabric_attached_host_count(f), 3);
 	assert_int_equal(qft_fabric_lost_destinations(f, &lost, &count, &err), QFT_EUNROUTABLE);
 	assert_non_null(strstr(err, "no path from n0003 to n0001"));
 	assert_null(lost);

@@ -123,6 +123,8 @@ QFT_EXPORT const char *qft_fabric_routing(const qft_fabric_t *fabric);
 /* 1 when host `ord` has a tree position and a cable up to its leaf; 0 when
  * it is cut off (the routing has no path to or from it) or out of range. */
 QFT_EXPORT int qft_fabric_host_attached(const qft_fabric_t *fabric, size_t ord);
+/* How many hosts are attached; 0 without a tree. */
+QFT_EXPORT size_t qft_fabric_attached_host_count(const qft_fabric_t *fabric);
 /* The destinations whose traffic, from some source, comes down a link
  * that another destination's traffic uses too under the fabric's routing:
  * those a missing cable cost their congestion freedom (D-Mod-K gives each

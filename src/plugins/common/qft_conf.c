@@ -192,14 +192,6 @@ extern void qft_conf_free(qft_conf_t *conf)
 	xfree(conf->routing);
 }
 
-static bool _any_host_attached(const qft_fabric_t *fabric)
-{
-	for (size_t h = 0; h < qft_fabric_host_count(fabric); h++)
-		if (qft_fabric_host_attached(fabric, h))
-			return true;
-	return false;
-}
-
 extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, char **why)
 {
 	char *err = NULL;
@@ -224,7 +216,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 		*fabric = NULL;
 		return SLURM_ERROR;
 	}
-	if (!_any_host_attached(*fabric)) {
+	if (!qft_fabric_attached_host_count(*fabric)) {
 		/* a fabric file of a dead subnet, or a broken writer: keeping the
 		 * fabric in use places jobs better than placing none */
 		*why = xstrdup_printf("fabric %s: none of its %zu hosts has a cable into the tree",
