@@ -76,13 +76,18 @@ struct qft_fabric {
 	const qft::Tree &need_tree() const { return model->need_tree(); }
 };
 
+// A placement as a qft_placement_t points into it.
+struct told_placement {
+	qft::Placement p;
+	std::vector<size_t> hosts;
+	std::string label, explain;
+};
+
 struct qft_placer {
 	const qft_fabric_t *fabric;
 	std::unique_ptr<qft::Placer> placer;
-	// the last placement, as qft_placement_t points into it
-	qft::Placement last;
-	std::vector<size_t> hosts;
-	std::string label, explain;
+	told_placement last;  // qft_placer_place_range()'s
+	told_placement ahead; // qft_placer_shape_ahead()'s
 };
 
 namespace {
@@ -526,54 +531,106 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 				      required_count, out, err);
 }
 
+namespace {
+
+// Points `out` at `t`, whose placement t.p is set.
+void tell_placement(told_placement &t, qft_placement_t *out)
+{
+	const qft::Placement &p = t.p;
+	t.hosts.assign(p.chosen.hosts.begin(), p.chosen.hosts.end());
+	t.label = p.outcome == qft::Placement::placed ? p.chosen.label() : "";
+	t.explain = qft::explain(p);
+	out->outcome = p.outcome == qft::Placement::placed
+			       ? QFT_PLACED
+			       : (p.outcome == qft::Placement::not_now ? QFT_NOT_NOW : QFT_NEVER);
+	out->count = t.hosts.size();
+	out->hosts = t.hosts.data();
+	out->hsd = p.chosen.hsd;
+	out->hsd_alone = p.chosen.hsd_alone;
+	out->level = p.chosen.level;
+	out->aligned = p.chosen.kind == qft::PlacementKind::aligned;
+	out->kind = qft::placement_kind_name(p.chosen.kind);
+	out->contiguous = p.chosen.contiguous;
+	out->shape = p.chosen.shape.c_str();
+	out->congestion_free = p.chosen.congestion_free;
+	out->label = t.label.c_str();
+	out->reason = p.reason.c_str();
+	out->explain = t.explain.c_str();
+	out->candidates = p.considered.size();
+	out->shared_links = p.chosen.shared;
+}
+
+} // namespace
+
+namespace {
+
+// The request of qft_placer_place_range() and qft_placer_shape_ahead().
+qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
+				 const uint8_t *eligible, const uint8_t *busy,
+				 const size_t *required, size_t required_count)
+{
+	need(placer, "placer");
+	need(eligible, "eligible");
+	if (min_nodes > nodes)
+		qft::fail(qft::Status::invalid, "node range ", min_nodes, "-", nodes,
+			  ": the minimum is above the maximum");
+	size_t n = placer->fabric->fabric.hosts().size();
+	qft::PlacementRequest req;
+	req.nodes = nodes;
+	req.nodes_min = min_nodes;
+	req.eligible.assign(eligible, eligible + n);
+	if (busy)
+		req.busy.assign(busy, busy + n);
+	for (size_t i = 0; i < required_count; i++) {
+		if (required[i] >= n)
+			qft::fail(qft::Status::invalid, "required host ordinal ", required[i],
+				  " out of range");
+		req.required.push_back(qft::HostOrd(required[i]));
+	}
+	return req;
+}
+
+} // namespace
+
 qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 				    const uint8_t *eligible, const uint8_t *busy,
 				    const size_t *required, size_t required_count,
 				    qft_placement_t *out, char **err)
 {
 	return guard(err, [&] {
-		need(placer, "placer");
-		need(eligible, "eligible");
 		need(out, "out");
-		if (min_nodes > nodes)
-			qft::fail(qft::Status::invalid, "node range ", min_nodes, "-", nodes,
-				  ": the minimum is above the maximum");
+		qft::PlacementRequest req = request_of(placer, min_nodes, nodes, eligible, busy,
+						       required, required_count);
+		placer->last.p = placer->placer->place(req);
+		tell_placement(placer->last, out);
+	});
+}
+
+qft_status_t qft_placer_shape_ahead(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
+				    const uint8_t *eligible, const double *free_at,
+				    const size_t *required, size_t required_count,
+				    double horizon, double *at, qft_placement_t *out, char **err)
+{
+	return guard(err, [&] {
+		need(free_at, "free_at");
+		need(at, "at");
+		need(out, "out");
+		qft::PlacementRequest req = request_of(placer, min_nodes, nodes, eligible, nullptr,
+						       required, required_count);
 		size_t n = placer->fabric->fabric.hosts().size();
-		qft::PlacementRequest req;
-		req.nodes = nodes;
-		req.nodes_min = min_nodes;
-		req.eligible.assign(eligible, eligible + n);
-		if (busy)
-			req.busy.assign(busy, busy + n);
-		for (size_t i = 0; i < required_count; i++) {
-			if (required[i] >= n)
-				qft::fail(qft::Status::invalid, "required host ordinal ", required[i],
-					  " out of range");
-			req.required.push_back(qft::HostOrd(required[i]));
+		std::vector<double> when(free_at, free_at + n);
+		std::optional<qft::Placer::Ahead> a = placer->placer->shape_ahead(req, when, horizon);
+		qft::Placement &p = placer->ahead.p;
+		p = qft::Placement{};
+		if (a) {
+			p.outcome = qft::Placement::placed;
+			p.chosen = std::move(a->chosen);
+		} else {
+			p.outcome = qft::Placement::not_now;
+			p.reason = "no congestion-free shape within the horizon";
 		}
-		placer->last = placer->placer->place(req);
-		const qft::Placement &p = placer->last;
-		placer->hosts.assign(p.chosen.hosts.begin(), p.chosen.hosts.end());
-		placer->label = p.outcome == qft::Placement::placed ? p.chosen.label() : "";
-		placer->explain = qft::explain(p);
-		out->outcome = p.outcome == qft::Placement::placed
-				       ? QFT_PLACED
-				       : (p.outcome == qft::Placement::not_now ? QFT_NOT_NOW : QFT_NEVER);
-		out->count = placer->hosts.size();
-		out->hosts = placer->hosts.data();
-		out->hsd = p.chosen.hsd;
-		out->hsd_alone = p.chosen.hsd_alone;
-		out->level = p.chosen.level;
-		out->aligned = p.chosen.kind == qft::PlacementKind::aligned;
-		out->kind = qft::placement_kind_name(p.chosen.kind);
-		out->contiguous = p.chosen.contiguous;
-		out->shape = p.chosen.shape.c_str();
-		out->congestion_free = p.chosen.congestion_free;
-		out->label = placer->label.c_str();
-		out->reason = p.reason.c_str();
-		out->explain = placer->explain.c_str();
-		out->candidates = p.considered.size();
-		out->shared_links = p.chosen.shared;
+		*at = a ? a->at : 0;
+		tell_placement(placer->ahead, out);
 	});
 }
 

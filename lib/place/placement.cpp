@@ -620,16 +620,21 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 		p.reason = cat(req.nodes, " nodes requested, ", free_count, " free now");
 		return std::nullopt;
 	}
+	count_free(s);
+	return s;
+}
+
+void Placer::count_free(Search &s) const
+{
 	const Pgft &g = tree_.pgft();
 	s.counts.free.assign(g.hosts() + 1, 0);
 	s.counts.present.assign(g.hosts() + 1, 0);
 	for (uint64_t j = 0; j < g.hosts(); j++) {
 		NodeId id = tree_.node_at(0, j);
-		bool present = id != kNone && req.eligible[fabric_.host_ord(id)];
+		bool present = id != kNone && s.req.eligible[fabric_.host_ord(id)];
 		s.counts.present[j + 1] = s.counts.present[j] + present;
 		s.counts.free[j + 1] = s.counts.free[j] + (present && s.free[fabric_.host_ord(id)]);
 	}
-	return s;
 }
 
 Placement Placer::place(const PlacementRequest &req) const

@@ -170,6 +170,22 @@ public:
 
 	Placement place(const PlacementRequest &req) const;
 
+	// The earliest congestion-free placement ahead (qft.conf ShapeWait=,
+	// docs/product-shapes.md section 11): free_at[h] is when host h is
+	// free, in seconds from now (0: now; +inf: not within reach; the
+	// running jobs' end times), req.busy and the running jobs' holds are
+	// not looked at. Tries each distinct time up to `horizon` in turn and
+	// answers the first at which the hosts free by then hold a product,
+	// two leaves or aligned blocks that prove congestion-free (unscored:
+	// only whether and where). Costs one product search per distinct end
+	// time, no traffic played.
+	struct Ahead {
+		double at = 0;   // seconds from now
+		Candidate chosen;
+	};
+	std::optional<Ahead> shape_ahead(const PlacementRequest &req,
+					 const std::vector<double> &free_at, double horizon) const;
+
 	// Running jobs: their hosts (rank order) and, under Remainder::reserve,
 	// the whole blocks they keep. Adding a known id replaces it.
 	void add_running(uint32_t job_id, const std::vector<HostOrd> &hosts);
@@ -250,6 +266,10 @@ private:
 	// The request's Search, or nothing with `p` saying why it cannot be
 	// placed (never / not_now).
 	std::optional<Search> search_of(const PlacementRequest &req, Placement &p) const;
+	// Fills s.counts from s.free and the request's eligible hosts.
+	void count_free(Search &s) const;
+	// The first congestion-free shape on s.free, proven, unscored.
+	std::optional<Candidate> first_congestion_free(const Search &s) const;
 	// Level-l subtrees with at least N free hosts: (free hosts, subtree),
 	// tightest first.
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,

@@ -286,6 +286,62 @@ void claims_of_congestion_freedom_hold(void **)
 	}
 }
 
+// ShapeWait= (docs/product-shapes.md section 11): 40 hosts on the 324-host
+// tree. Free now: positions 0-8 of leaves 0-1; at 30 s leaf 10 (36 free);
+// at 40 s leaf 11 (54 free, two whole leaves and the rest: no product,
+// no congestion-free shape); at 50 s positions 0-8 of leaves 2-4 (5 leaves
+// x 8). The earliest shape is at 50 s, among the hosts free by then, and
+// the scorer agrees it is 1.0.
+void the_earliest_shape_ahead(void **)
+{
+	World w(Remainder::exact, "2;18,18;1,18;1,1", true);
+	const size_t n = w.fabric.hosts().size();
+	std::vector<double> free_at(n, INFINITY);
+	for (HostOrd h = 0; h < n; h++) {
+		const uint64_t j = w.tree->host_index(h), leaf = j / 18, pos = j % 18;
+		if (leaf < 2 && pos < 9)
+			free_at[h] = 0;
+		else if (leaf == 10)
+			free_at[h] = 30;
+		else if (leaf == 11)
+			free_at[h] = 40;
+		else if (leaf >= 2 && leaf <= 4 && pos < 9)
+			free_at[h] = 50;
+	}
+	PlacementRequest req;
+	req.nodes = 40;
+	req.eligible.assign(n, true);
+	assert_false(w.placer->shape_ahead(req, free_at, 49).has_value());
+	std::optional<Placer::Ahead> a = w.placer->shape_ahead(req, free_at, 60);
+	assert_true(a.has_value());
+	assert_true(a->at == 50);
+	assert_int_equal(a->chosen.hosts.size(), 40);
+	assert_true(a->chosen.congestion_free);
+	assert_true(a->chosen.kind == PlacementKind::product);
+	for (HostOrd h : a->chosen.hosts)
+		assert_true(free_at[h] <= 50);
+	assert_int_equal(independent(w, a->chosen).max_hsd, 1);
+	// a node range down to 36 has 4 x 9 at 40 s
+	req.nodes_min = 36;
+	a = w.placer->shape_ahead(req, free_at, 60);
+	assert_true(a.has_value() && a->at == 40 && a->chosen.hosts.size() == 36);
+	assert_true(a->chosen.congestion_free);
+	// a required host that is never free: no shape
+	req.nodes_min = 0;
+	for (HostOrd h = 0; h < n; h++)
+		if (w.tree->host_index(h) == 9 * 18) // leaf 9: never free
+			req.required = {h};
+	assert_false(w.placer->shape_ahead(req, free_at, 1e9).has_value());
+	// the running jobs' holds are not looked at: free_at says it all
+	req.required.clear();
+	std::vector<HostOrd> all(n);
+	for (HostOrd h = 0; h < n; h++)
+		all[h] = h;
+	w.placer->add_running(1, all);
+	a = w.placer->shape_ahead(req, free_at, 60);
+	assert_true(a.has_value() && a->at == 50);
+}
+
 void multiples_of_the_block_are_aligned(void **)
 {
 	World w;
@@ -676,6 +732,7 @@ int main(void)
 		cmocka_unit_test(products_fill_used_leaves_first),
 		cmocka_unit_test(product_in_a_node_range),
 		cmocka_unit_test(claims_of_congestion_freedom_hold),
+		cmocka_unit_test(the_earliest_shape_ahead),
 		cmocka_unit_test(shared_links_of_candidates_are_exact),
 		cmocka_unit_test(two_leaves_when_no_product_fits),
 		cmocka_unit_test(near_product_when_no_product_fits),

@@ -242,7 +242,8 @@ typedef struct qft_prediction {
 
 typedef enum qft_outcome { QFT_PLACED = 0, QFT_NOT_NOW, QFT_NEVER } qft_outcome_t;
 
-/* Valid until the next qft_placer_place() or qft_placer_destroy(). */
+/* Valid until the next qft_placer_place() or qft_placer_destroy() (for
+ * qft_placer_shape_ahead(): its next call). */
 typedef struct qft_placement {
 	qft_outcome_t outcome;
 	size_t count;          /* hosts chosen */
@@ -296,6 +297,24 @@ QFT_EXPORT qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t mi
 					       const size_t *required,
 					       size_t required_count,
 					       qft_placement_t *out, char **err);
+/* The earliest congestion-free shape ahead for a job of any count in
+ * [min_nodes, nodes] (select/rlft's ShapeWait=, docs/product-shapes.md
+ * section 11): free_at[ord] is when host ord is free, in seconds from now
+ * (0: now; the end time of the job holding it; INFINITY: out of reach).
+ * The running jobs' holds are not looked at: free_at says it all. Tries the
+ * distinct times up to `horizon` in turn; at the first at which the hosts
+ * free by then hold a product, two leaves or aligned blocks proven
+ * congestion-free, out->outcome is QFT_PLACED, out holds those hosts (its
+ * hsd figures unscored, 0) and *at the time. Else QFT_NOT_NOW. Costs a
+ * product search per distinct time, no traffic played. `out` is valid
+ * until the next call of this function: qft_placer_place_range()'s stays. */
+QFT_EXPORT qft_status_t qft_placer_shape_ahead(qft_placer_t *placer, uint32_t min_nodes,
+					       uint32_t nodes, const uint8_t *eligible,
+					       const double *free_at,
+					       const size_t *required,
+					       size_t required_count, double horizon,
+					       double *at, qft_placement_t *out,
+					       char **err);
 /* A running job's hosts in rank order; a known id is replaced. Plays the
  * job's prediction stages once (within QFT_FLOW_BUDGET) to learn the load
  * it puts on each link, and keeps its prediction for qft_placer_predict().

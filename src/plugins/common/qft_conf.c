@@ -258,6 +258,7 @@ static const qft_ops_t _local_ops = {
 	.placer_create = qft_placer_create,
 	.placer_destroy = qft_placer_destroy,
 	.placer_place_range = qft_placer_place_range,
+	.placer_shape_ahead = qft_placer_shape_ahead,
 	.placer_add_job = qft_placer_add_job,
 	.placer_remove_job = qft_placer_remove_job,
 	.placer_running = qft_placer_running,

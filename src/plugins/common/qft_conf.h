@@ -89,7 +89,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 6
+#define QFT_SHARED_ABI 7
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
@@ -119,6 +119,11 @@ typedef struct qft_ops {
 					   const uint8_t *busy, const size_t *required,
 					   size_t required_count, qft_placement_t *out,
 					   char **err);
+	qft_status_t (*placer_shape_ahead)(qft_placer_t *placer, uint32_t min_nodes,
+					   uint32_t nodes, const uint8_t *eligible,
+					   const double *free_at, const size_t *required,
+					   size_t required_count, double horizon, double *at,
+					   qft_placement_t *out, char **err);
 	qft_status_t (*placer_add_job)(qft_placer_t *placer, uint32_t job_id, const size_t *hosts,
 				       size_t count, char **err);
 	void (*placer_remove_job)(qft_placer_t *placer, uint32_t job_id);
