@@ -15,6 +15,8 @@
 //    code before the budget), part 2 times that code alone.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <optional>
 #include <cstdint>
 #include <cstdio>
 #include <tuple>
@@ -34,6 +36,39 @@ using namespace qft;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// ShapeWait='s search (Placer::shape_ahead) on the same placer: the held
+// hosts come free at 200 distinct times (60 s apart, by host ordinal),
+// every one probed (no horizon): what select/rlft adds under slurmctld's
+// locks when a job would congest.
+void shapes_ahead(const Fabric &f, const Placer &placer)
+{
+	std::vector<double> free_at(f.hosts().size(), 0);
+	for (HostOrd h = 0; h < f.hosts().size(); h++)
+		free_at[h] = placer.holds(h) ? 60.0 * double(1 + h % 200) : 0;
+	PlacementRequest req;
+	req.eligible.assign(f.hosts().size(), true);
+	std::vector<double> us;
+	size_t found = 0;
+	double at_sum = 0;
+	for (int rep = 0; rep < 5; rep++)
+		for (uint32_t n : {100u, 324u, 756u, 37u, 1000u}) {
+			req.nodes = n;
+			auto t0 = Clock::now();
+			std::optional<Placer::Ahead> a = placer.shape_ahead(req, free_at, INFINITY);
+			us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+			found += a.has_value();
+			at_sum += a ? a->at : 0;
+		}
+	std::sort(us.begin(), us.end());
+	double sum = 0;
+	for (double x : us)
+		sum += x;
+	std::printf("  shape ahead (ShapeWait=), held hosts free at 200 times: %zu searches (%zu found, "
+		    "due in %.0f s on average): mean %.0f us, median %.0f us, max %.0f us\n",
+		    us.size(), found, found ? at_sum / double(found) : 0.0, sum / double(us.size()),
+		    us[us.size() / 2], us.back());
+}
 
 void decisions_with_running_jobs()
 {
@@ -83,6 +118,7 @@ void decisions_with_running_jobs()
 			    qft_tree ? "QFT of " : "", tuple, f.hosts().size(), products ? "products" : "blocks", placer.running(),
 			    us.size(), placed,
 			    sum / double(us.size()), us[us.size() / 2], us[us.size() * 95 / 100]);
+		shapes_ahead(f, placer);
 	}
 }
 

@@ -64,8 +64,9 @@ std::optional<Placer::Ahead> Placer::shape_ahead(const PlacementRequest &req,
 			times.push_back(std::max(0.0, free_at[h]));
 	std::sort(times.begin(), times.end());
 	times.erase(std::unique(times.begin(), times.end()), times.end());
+	// the shape at time t, if the hosts free by then hold one
 	Search s{req, std::vector<bool>(hosts, false), {}};
-	for (double t : times) {
+	auto at = [&](double t) -> std::optional<Candidate> {
 		size_t free_count = 0;
 		for (HostOrd h = 0; h < hosts; h++) {
 			s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone &&
@@ -73,17 +74,34 @@ std::optional<Placer::Ahead> Placer::shape_ahead(const PlacementRequest &req,
 			free_count += s.free[h];
 		}
 		if (free_count < lo)
-			continue;
-		bool required_free = true;
+			return std::nullopt;
 		for (HostOrd r : req.required)
-			required_free = required_free && r < hosts && s.free[r];
-		if (!required_free)
-			continue;
+			if (r >= hosts || !s.free[r])
+				return std::nullopt;
 		count_free(s);
-		if (std::optional<Candidate> c = first_congestion_free(s))
-			return Ahead{t, std::move(*c)};
+		return first_congestion_free(s);
+	};
+	// More free hosts rarely lose a shape: the latest time first (none
+	// there, none at all), then a binary search for the earliest. Where
+	// the search is not monotone, the time found is a little late, never
+	// wrong: its shape is checked at that time. 8 searches for 200 ends
+	// instead of 200 (make bench).
+	if (times.empty())
+		return std::nullopt;
+	std::optional<Candidate> best = at(times.back());
+	if (!best)
+		return std::nullopt;
+	size_t lo_i = 0, hi_i = times.size() - 1; // a shape at hi_i
+	while (lo_i < hi_i) {
+		const size_t mid = lo_i + (hi_i - lo_i) / 2;
+		if (std::optional<Candidate> c = at(times[mid])) {
+			best = std::move(c);
+			hi_i = mid;
+		} else {
+			lo_i = mid + 1;
+		}
 	}
-	return std::nullopt;
+	return Ahead{times[hi_i], std::move(*best)};
 }
 
 } // namespace qft

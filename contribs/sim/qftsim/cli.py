@@ -18,7 +18,9 @@ Policies (--policies, default all four):
                `qft topology-conf`)
   linear       select/linear + topology/tree (the same topology.conf)
 and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
-rlft-product: select/rlft with Shapes=products (product shapes first).
+rlft-product: select/rlft with Shapes=products (product shapes first), and
+rlft-wait: the same with ShapeWait=100 (a job that would congest now waits
+for a congestion-free shape due within its time limit).
 With --series 24.11 (Slurm 24.11, Debian 13; the default policies are
 rlft, cons_tres-qft, cons_tres, block):
   cons_tres-qft  select/cons_tres + topology/qft: Slurm asks the topology

@@ -29,6 +29,11 @@ POLICIES = {
     "rlft-product": {"select": "select/rlft", "topology": "topology/qft",
                      "qft_conf": ["Shapes=products"],
                      "label": "select/rlft (Shapes=products) + topology/qft"},
+    # products, and a job that would congest now waits for a shape due
+    # within its time limit (ShapeWait=100; docs/product-shapes.md 11)
+    "rlft-wait": {"select": "select/rlft", "topology": "topology/qft",
+                  "qft_conf": ["Shapes=products", "ShapeWait=100"],
+                  "label": "select/rlft (Shapes=products ShapeWait=100) + topology/qft"},
     "rlft-reserve": {"select": "select/rlft", "topology": "topology/qft",
                      "qft_conf": ["Remainder=reserve"],
                      "label": "select/rlft (Remainder=reserve) + topology/qft"},

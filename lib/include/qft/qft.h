@@ -301,12 +301,14 @@ QFT_EXPORT qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t mi
  * [min_nodes, nodes] (select/rlft's ShapeWait=, docs/product-shapes.md
  * section 11): free_at[ord] is when host ord is free, in seconds from now
  * (0: now; the end time of the job holding it; INFINITY: out of reach).
- * The running jobs' holds are not looked at: free_at says it all. Tries the
- * distinct times up to `horizon` in turn; at the first at which the hosts
+ * The running jobs' holds are not looked at: free_at says it all. Finds
+ * the earliest of the distinct times up to `horizon` at which the hosts
  * free by then hold a product, two leaves or aligned blocks proven
- * congestion-free, out->outcome is QFT_PLACED, out holds those hosts (its
- * hsd figures unscored, 0) and *at the time. Else QFT_NOT_NOW. Costs a
- * product search per distinct time, no traffic played. `out` is valid
+ * congestion-free (a binary search over the times: where more free hosts
+ * lose a shape, a later time than the earliest, never a wrong one):
+ * out->outcome is QFT_PLACED, out holds those hosts (its hsd figures
+ * unscored, 0) and *at the time. Else QFT_NOT_NOW. Costs about
+ * log2(times) + 1 product searches, no traffic played. `out` is valid
  * until the next call of this function: qft_placer_place_range()'s stays. */
 QFT_EXPORT qft_status_t qft_placer_shape_ahead(qft_placer_t *placer, uint32_t min_nodes,
 					       uint32_t nodes, const uint8_t *eligible,

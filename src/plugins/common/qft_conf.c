@@ -38,6 +38,8 @@ static const s_p_options_t qft_conf_options[] = {
 	{"LftFile", S_P_STRING},
 	{"Shapes", S_P_STRING},
 	{"RoundUp", S_P_UINT32},
+	{"ShapeWait", S_P_UINT32},
+	{"ShapeWaitMax", S_P_UINT32},
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
 	{NULL}
@@ -133,6 +135,13 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	if (conf->round_up > QFT_ROUND_UP_MAX) {
 		*why = xstrdup_printf("%s: RoundUp=%u, expected a percentage of 0 to %d",
 				      conf->path, conf->round_up, QFT_ROUND_UP_MAX);
+		return SLURM_ERROR;
+	}
+	s_p_get_uint32(&conf->shape_wait, "ShapeWait", tbl);
+	s_p_get_uint32(&conf->shape_wait_max, "ShapeWaitMax", tbl);
+	if (conf->shape_wait > QFT_SHAPE_WAIT_MAX) {
+		*why = xstrdup_printf("%s: ShapeWait=%u, expected a percentage of the job's time limit, 0 to %d",
+				      conf->path, conf->shape_wait, QFT_SHAPE_WAIT_MAX);
 		return SLURM_ERROR;
 	}
 	/* No default: StateSaveLocation is on the controller, where jobs

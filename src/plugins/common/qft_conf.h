@@ -40,6 +40,10 @@ typedef struct {
 	bool reserve_remainder;     /* Remainder=exact|reserve */
 	bool products;              /* Shapes=blocks (default)|products */
 	uint32_t round_up;          /* RoundUp=, percent, default 0 */
+	uint32_t shape_wait;        /* ShapeWait=, percent of the job's time
+				     * limit it waits for a congestion-free
+				     * shape; default 0: never */
+	uint32_t shape_wait_max;    /* ShapeWaitMax=, seconds, 0: no cap */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
@@ -92,6 +96,8 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabr
 #define QFT_SHARED_ABI 7
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
+/* ShapeWait= at most: a job waits at most its whole time limit. */
+#define QFT_SHAPE_WAIT_MAX 100
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
 
 /*

@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -39,6 +40,7 @@
 #include "src/plugins/select/rlft/rlft_count.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
+#include "src/plugins/select/rlft/rlft_wait.h"
 
 #define PFX "select/rlft"
 
@@ -236,10 +238,11 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_conf_free(&rconf);
 	rconf = *fresh_conf;
 	have_conf = true;
-	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, remainder %s, ranking %s by %s", PFX,
-	     held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s, remainder %s, ranking %s by %s",
+	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
 	     lib->fabric_host_count(fabric),
 	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
+	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
 	     _pattern());
@@ -530,6 +533,71 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 	return best;
 }
 
+/*
+ * ShapeWait= (docs/product-shapes.md section 11): the earliest
+ * congestion-free shape for the job on the hosts the running jobs' ends
+ * free, at most `wait` seconds after its node count first fits. RET
+ * whether there is one: *ahead holds its hosts, *at when (seconds from now).
+ */
+static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
+			 double wait, double *at, qft_placement_t *ahead)
+{
+	size_t hosts = lib->fabric_host_count(fabric);
+	double *free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt,
+				       time(NULL));
+	double fits = rlft_count_fits(free_at, a->eligible, hosts, c->lo);
+	char *err = NULL;
+	bool found = false;
+
+	if (!isinf(fits)) {
+		if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req,
+					    a->nreq, fits + wait, at, ahead, &err)) {
+			error("%s: %pJ: shape ahead: %s", PFX, job_ptr, err);
+			qft_free(err);
+		} else {
+			found = ahead->outcome == QFT_PLACED;
+		}
+	}
+	xfree(free_at);
+	return found;
+}
+
+/* Says once per job that it waits for a shape. */
+static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
+		       double wait)
+{
+	static uint32_t said[64];
+	static unsigned next;
+
+	for (unsigned k = 0; k < ARRAY_SIZE(said); k++)
+		if (said[k] == job_ptr->job_id)
+			return;
+	said[next++ % ARRAY_SIZE(said)] = job_ptr->job_id;
+	verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s",
+		PFX, job_ptr, ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
+		ahead->count, at, wait);
+}
+
+/* WILL_RUN with ShapeWait=: backfill plans the job on the earliest
+ * congestion-free shape within its wait, and holds those nodes for it;
+ * without one, cons_tres plans it as it would. */
+static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t *c,
+		     const avail_t *a, uint32_t *count)
+{
+	double wait = rlft_shape_horizon(job_ptr, rconf.shape_wait, rconf.shape_wait_max), at;
+	qft_placement_t ahead;
+
+	if (wait <= 0 || c->lo < 2 || !_shape_ahead(job_ptr, c, a, wait, &at, &ahead))
+		return RLFT_PASS;
+	bit_clear_all(bitmap);
+	for (size_t k = 0; k < ahead.count; k++)
+		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
+	*count = ahead.count;
+	log_flag(SELECT_TYPE, "%s: %pJ will run on a congestion-free %s %s of %zu nodes, free in %.0f s",
+		 PFX, job_ptr, ahead.kind, ahead.shape, ahead.count, at);
+	return RLFT_RESTRICTED;
+}
+
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 			 list_t *preemptee_candidates, uint32_t *count)
@@ -547,8 +615,9 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	if (!placer || !bitmap || !job_ptr->details)
 		return RLFT_PASS;
 	/* WILL_RUN (backfill) simulates jobs ending inside the bitmap: any
-	 * narrowing by today's occupancy would be wrong there. */
-	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN)
+	 * narrowing by today's occupancy would be wrong there; only a shape
+	 * the running jobs' ends free is (ShapeWait=). */
+	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !rconf.shape_wait)
 		return RLFT_PASS;
 	if (!_count(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, &c)) {
 		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
@@ -571,7 +640,31 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		return rc;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN) {
+		int rc = _will_run(job_ptr, bitmap, &c, &a, count);
+
+		log_flag(SELECT_TYPE, "%s: %pJ WILL_RUN shape search took %ld us", PFX, job_ptr,
+			 rlft_usec_since(&t0));
+		_avail_free(&a);
+		return rc;
+	}
 	outcome = _place(job_ptr, &c, &a, &pl);
+	if (outcome == QFT_PLACED && !pl.congestion_free && pl.count > 1 && rconf.shape_wait) {
+		/* ShapeWait=: rather than congest now, wait for a shape due
+		 * within the job's wait (not one free now: the placer would
+		 * have taken it) */
+		double wait = rlft_shape_horizon(job_ptr, rconf.shape_wait, rconf.shape_wait_max);
+		double at;
+		qft_placement_t ahead;
+
+		if (wait > 0 && _shape_ahead(job_ptr, &c, &a, wait, &at, &ahead) && at > 0) {
+			_wait_once(job_ptr, &ahead, at, wait);
+			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
+				 PFX, job_ptr, ahead.kind, at, rlft_usec_since(&t0));
+			_avail_free(&a);
+			return SLURM_ERROR;
+		}
+	}
 	usec = rlft_usec_since(&t0);
 	_avail_free(&a);
 	if (outcome == QFT_NEVER) {

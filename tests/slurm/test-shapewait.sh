@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# qft.conf ShapeWait= in a real slurmctld (docs/product-shapes.md section
+# 11), on PGFT(2;4,4;1,4;1,1): 4 leaves L0-L3 of 4 hosts, positions p0-p3.
+# A 9-node job has a congestion-free shape only as 3 leaves x 3 common
+# positions. Set up:
+#   R (time limit 2 min) holds L2 p0-p2, Q (60 min) L0 p3, L1 p3, L3 p0;
+#   free: L0 p0-p2, L1 p0-p2, L2 p3, L3 p1-p3 (10 hosts, no 3 x 3);
+#   when R ends, L0-L2 x p0-p2 is one.
+#   1. ShapeWait=100 and a 1-minute limit: R's end (2 min) is beyond the
+#      job's wait; it starts now, not congestion-free.
+#   2. With a 10-minute limit it waits: PENDING, slurmctld says why, and
+#      backfill plans it at R's end (squeue --start).
+#   3. A slurmctld restart keeps R, Q and the waiting job.
+#   4. R ends (scancel): the job starts on the 3 x 3 shape, congestion-free.
+TEST_NAME=test-shapewait
+. "$(dirname "$0")/lib.sh"
+
+T=$ROOT/shapewait
+rm -rf "$T"
+mkdir -p "$T/jobs"
+plugin_dir "$T/plugins"
+"$QFT" gen pgft "2;4,4;1,4;1,1" -o "$T/fabric.json" 2>/dev/null
+tree_names "$T/fabric.json" >"$T/nodes"
+printf 'FabricFile=%s\nShapes=products\nShapeWait=100\n' "$T/fabric.json" >"$T/qft.conf"
+W=$T/c
+start_cluster "$W" --node-file "$T/nodes" -p "$T/plugins" -t topology/qft -s select/rlft \
+	-c "$T/qft.conf" -e "SlurmctldDebug=verbose" -e "SchedulerParameters=bf_interval=2" ||
+	{ cat "$W.start.out"; bad "cluster did not start"; finish; }
+BIN=$W/bin
+LOG=$W/log/slurmctld.log
+check "select/rlft says it waits for shapes" grep -q "select/rlft: fabric .*wait for one 100% of the time limit" "$LOG"
+
+host() { sed -n "$(($1 + 1))p" "$T/nodes"; } # host TREE-INDEX
+hosts() { for i in "$@"; do host "$i"; done | paste -sd,; }
+env_of() { sed -n "s/^$2=//p" "$T/jobs/$1.env" 2>/dev/null; }
+submit() { submit_recording "$W" "$T/jobs" "$@"; }
+state() { "$BIN/squeue" -h -j "$1" -o %T 2>/dev/null; }
+
+R=$(submit 3 -w "$(hosts 8 9 10)" --time=2)
+Q=$(submit 3 -w "$(hosts 3 7 12)" --time=60)
+wait_running "$W" "$R" "$Q"
+expect_eq "R and Q run" "$(state "$R") $(state "$Q")" "RUNNING RUNNING"
+want=$(hosts 0 1 2 4 5 6 8 9 10)
+
+# --- 1. the shape is due after the job's wait --------------------------------
+a=$(submit 9 --time=1)
+wait_running "$W" "$a"
+expect_eq "1-minute job (wait 60 s, R ends in 120 s): starts now" "$(state "$a")" RUNNING
+expect_eq "1-minute job: QFT_CONGESTION_FREE" "$(env_of "$a" QFT_CONGESTION_FREE)" no
+"$BIN/scancel" "$a"
+for _ in $(seq 1 20); do [ -z "$(state "$a")" ] || [ "$(state "$a")" = COMPLETED ] && break; sleep 0.5; done
+sleep 2
+
+# --- 2. the shape is due within the job's wait ------------------------------
+b=$(submit 9 --time=10)
+sleep 6 # two backfill cycles
+expect_eq "10-minute job (wait 600 s): waits for the shape" "$(state "$b")" PENDING
+check "slurmctld says why" grep -q "select/rlft: JobId=$b waits for a congestion-free product (3x3, 9 nodes) due in" "$LOG"
+r_end=$("$BIN/scontrol" -o show job "$R" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
+b_start=$("$BIN/squeue" -h --start -j "$b" -o %S)
+say "R ends $r_end, the waiting job is planned for $b_start"
+expect_eq "backfill plans it at R's end" "$b_start" "$r_end"
+
+# --- 3. restart ----------------------------------------------------------------
+"$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"
+"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted" || bad "restart failed"
+sleep 5
+"$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
+check "R, Q and the waiting job survive the restart" cmp -s "$T/before" "$T/after"
+sleep 4
+expect_eq "after the restart it still waits" "$(state "$b")" PENDING
+
+# --- 4. R ends -----------------------------------------------------------------
+"$BIN/scancel" "$R"
+wait_running "$W" "$b"
+expect_eq "R ended: the job runs" "$(state "$b")" RUNNING
+expect_eq "on the 3 x 3 shape" "$(job_nodes "$W" "$b")" "$want"
+expect_eq "QFT_SHAPE" "$(env_of "$b" QFT_SHAPE)" 3x3
+expect_eq "QFT_CONGESTION_FREE" "$(env_of "$b" QFT_CONGESTION_FREE)" yes
+check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
+"$HARNESS" stop -w "$W" >/dev/null 2>&1
+finish
