@@ -107,11 +107,6 @@ public:
 		pol.round_up = s.round_up;
 		pol.remainder = s.remainder;
 		placer_ = std::make_unique<Placer>(f, t, r, pol);
-		// the shapes ahead: found on an empty placer among the hosts
-		// free by then; congestion freedom is the shape's, not the
-		// neighbours'
-		pol.rank_by_congestion = false;
-		probe_ = std::make_unique<Placer>(f, t, r, pol);
 		req_.eligible.assign(f.hosts().size(), true);
 		held_.assign(f.hosts().size(), false);
 	}
@@ -206,37 +201,31 @@ private:
 		return true;
 	}
 
-	// The earliest end of a running job within reserve_ after which the
-	// hosts free by then hold a congestion-free placement of job j.
+	// The earliest end of a running job within `horizon` after which the
+	// hosts free by then hold a congestion-free placement of job j
+	// (Placer::shape_ahead, as select/rlft's ShapeWait= asks it); with
+	// `hold`, the head's: its hosts are held until then.
 	bool shape_ahead(size_t j, double now) { return shape_ahead(j, now, reserve_, true); }
 	bool shape_ahead(size_t j, double now, double horizon, bool hold)
 	{
-		std::vector<bool> free(req_.eligible.size());
-		for (HostOrd h = 0; h < free.size(); h++)
-			free[h] = !placer_->holds(h);
+		std::vector<double> free_at(req_.eligible.size(), 0);
+		for (const auto &[end, r] : running_)
+			for (HostOrd h : r.hosts)
+				free_at[h] = end - now;
 		PlacementRequest req;
 		req.nodes = req_.nodes = jobs_[j].size;
 		req.nodes_min = req_.nodes_min;
-		for (auto it = running_.begin(); it != running_.end();) {
-			const double end = it->first;
-			if (end - now > horizon)
-				break;
-			for (; it != running_.end() && it->first == end; ++it)
-				for (HostOrd h : it->second.hosts)
-					free[h] = true;
-			req.eligible = free;
-			Placement q = probe_->place(req);
-			if (q.outcome == Placement::placed && q.chosen.congestion_free) {
-				if (!hold)
-					return true;
-				std::fill(held_.begin(), held_.end(), false);
-				for (HostOrd h : q.chosen.hosts)
-					held_[h] = true;
-				held_until_ = end;
-				return true;
-			}
+		req.eligible.assign(free_at.size(), true);
+		std::optional<Placer::Ahead> a = placer_->shape_ahead(req, free_at, horizon);
+		if (!a)
+			return false;
+		if (hold) {
+			std::fill(held_.begin(), held_.end(), false);
+			for (HostOrd h : a->chosen.hosts)
+				held_[h] = true;
+			held_until_ = now + a->at;
 		}
-		return false;
+		return true;
 	}
 
 	void commit(size_t j, double now, const Placement &p)
@@ -322,7 +311,7 @@ private:
 	double range_, hold_, reserve_; // reserve_ < 0: no ReserveShape
 	double near_;                   // ReserveShape behind the head
 	LinkUse links_;
-	std::unique_ptr<Placer> placer_, probe_;
+	std::unique_ptr<Placer> placer_;
 	std::vector<bool> held_; // ReserveShape: the head's shape, until held_until_
 	double held_until_ = -1;
 	PlacementRequest req_;
