@@ -14,7 +14,7 @@
 // each start (lib/place/links.hpp, the count qft-sim's scorer gives), the
 // kinds of placement, utilisation and mean wait.
 //
-//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR]]]]
+//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR [LIMIT_S]]]]]
 //
 // HOLD_S > 0: a multi-node job whose placement is not congestion-free
 // waits up to HOLD_S seconds (while anything runs) for one that is; it
@@ -29,7 +29,13 @@
 // ahead, the head starts as it can. Behind the head, a job whose
 // placement now is not congestion-free waits when a congestion-free one
 // comes within NEAR (default 0.5) times its own runtime, by the same
-// search.
+// search. LIMIT_S > 0: the ReserveShape rules see what slurmctld sees in
+// qft-sim's front end, where every job has the same time limit: a running
+// job ends (they think) at its start plus LIMIT_S, a job behind the head
+// waits for a shape within NEAR x LIMIT_S and may use the head's hosts if
+// LIMIT_S ends before the head's start; jobs still end at their runtime.
+// LIMIT_S < 0: each job's limit is -LIMIT_S times its runtime (users who
+// overestimate by that factor).
 #include <jansson.h>
 
 #include <algorithm>
@@ -43,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/common/error.hpp"
 #include "lib/place/links.hpp"
 #include "lib/place/placement.hpp"
 #include "lib/route/dmodk.hpp"
@@ -97,9 +104,10 @@ class Stream {
 public:
 	Stream(const Tree &t, const Router &r, const Fabric &f, const Setting &s,
 	       const std::vector<StreamJob> &jobs, double range_pct, double hold, double reserve,
-	       double near)
+	       double near, double limit)
 		: t_(t), jobs_(jobs), range_(range_pct), hold_(hold),
-		  reserve_(s.reserve_shape ? reserve : -1), near_(near), links_(t.pgft()),
+		  reserve_(s.reserve_shape ? reserve : -1), near_(near), limit_(limit),
+		  links_(t.pgft()),
 		  free_(f.hosts().size())
 	{
 		PlacementPolicy pol;
@@ -133,7 +141,13 @@ private:
 	struct Running {
 		uint32_t id;
 		std::vector<HostOrd> hosts;
+		double seen_end; // what the ReserveShape rules think
 	};
+	// What the ReserveShape rules think job j runs for.
+	double seen_runtime(size_t j) const
+	{
+		return limit_ > 0 ? limit_ : limit_ < 0 ? -limit_ * jobs_[j].runtime : jobs_[j].runtime;
+	}
 
 	// The job's placement now, off the `avoid` hosts (none: nullptr).
 	Placement place(size_t j, const std::vector<bool> *avoid)
@@ -165,7 +179,7 @@ private:
 		// near_ of its own runtime ahead waits for it
 		if (reserve_ >= 0 && near_ > 0 && p.chosen.hosts.size() > 1 &&
 		    !p.chosen.congestion_free &&
-		    shape_ahead(j, now, near_ * jobs_[j].runtime, false))
+		    shape_ahead(j, now, near_ * seen_runtime(j), false))
 			return false;
 		// --hold: a job that is not congestion-free waits up to hold_
 		// seconds for a shape that is (while something runs)
@@ -211,7 +225,7 @@ private:
 		std::vector<double> free_at(req_.eligible.size(), 0);
 		for (const auto &[end, r] : running_)
 			for (HostOrd h : r.hosts)
-				free_at[h] = end - now;
+				free_at[h] = std::max(0.0, r.seen_end - now);
 		PlacementRequest req;
 		req.nodes = req_.nodes = jobs_[j].size;
 		req.nodes_min = req_.nodes_min;
@@ -243,7 +257,7 @@ private:
 			links_.add(indexes(p.chosen.hosts), 1);
 			fig_.shared_sum += double(links_.shared());
 		}
-		running_.insert({now + job.runtime, Running{id, p.chosen.hosts}});
+		running_.insert({now + job.runtime, Running{id, p.chosen.hosts, now + seen_runtime(j)}});
 	}
 
 	void finish()
@@ -274,7 +288,7 @@ private:
 			return;
 		if (held_until_ >= 0) { // the head waits for its shape
 			for (auto it = std::next(queue_.begin()); it != queue_.end();) {
-				const bool before = now + jobs_[*it].runtime <= held_until_;
+				const bool before = now + seen_runtime(*it) <= held_until_;
 				if (start(*it, now, before ? nullptr : &held_))
 					it = queue_.erase(it);
 				else
@@ -310,6 +324,8 @@ private:
 	const std::vector<StreamJob> &jobs_;
 	double range_, hold_, reserve_; // reserve_ < 0: no ReserveShape
 	double near_;                   // ReserveShape behind the head
+	double limit_;                  // > 0: every job's time limit, as the rules see it;
+					// < 0: -limit_ x its runtime
 	LinkUse links_;
 	std::unique_ptr<Placer> placer_;
 	std::vector<bool> held_; // ReserveShape: the head's shape, until held_until_
@@ -326,7 +342,7 @@ private:
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR]]]]\n");
+		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR [LIMIT_S]]]]]\n");
 		return 2;
 	}
 	Fabric f = generate_pgft(Pgft::parse(argv[1]), GenOptions());
@@ -337,9 +353,13 @@ int main(int argc, char **argv)
 	const double hold = argc > 4 ? std::atof(argv[4]) : 0;
 	const double reserve = argc > 5 ? std::atof(argv[5]) : 7200;
 	const double near = argc > 6 ? std::atof(argv[6]) : 0.5;
+	const double limit = argc > 7 ? std::atof(argv[7]) : 0;
 	std::printf("qft bench: %zu jobs of %s on PGFT(%s), %zu hosts, node range %.0f%%, hold %.0f s, "
-		    "ReserveShape within %.0f s, near %.2f x runtime\n",
-		    jobs.size(), argv[2], argv[1], f.hosts().size(), range, hold, reserve, near);
+		    "ReserveShape within %.0f s, near %.2f x %s\n",
+		    jobs.size(), argv[2], argv[1], f.hosts().size(), range, hold, reserve, near,
+		    limit > 0   ? cat("a time limit of ", limit, " s for every job").c_str()
+		    : limit < 0 ? cat("a time limit of ", -limit, " x runtime").c_str()
+				: "runtime");
 	std::printf("%-34s %7s %9s %6s %9s %8s  kinds of multi-node jobs\n", "setting", "HSD=1",
 		    "shared", "util", "wait", "place");
 	const Setting settings[] = {
@@ -351,7 +371,7 @@ int main(int argc, char **argv)
 		{"Shapes=products ReserveShape", true, 0, Remainder::exact, true},
 	};
 	for (const Setting &s : settings) {
-		Figures fg = Stream(t, r, f, s, jobs, range, hold, reserve, near).run();
+		Figures fg = Stream(t, r, f, s, jobs, range, hold, reserve, near, limit).run();
 		std::string kinds;
 		for (const auto &[k, n] : fg.kinds)
 			kinds += " " + k + " " + std::to_string(n);

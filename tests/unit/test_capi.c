@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,6 +241,31 @@ static void products_and_routing(void **state)
 	assert_string_equal(pl.kind, "product");
 	assert_int_equal(qft_placer_place_range(p, 98, 97, eligible, NULL, NULL, 0, &pl, &err),
 			 QFT_EINVAL);
+	qft_free(err);
+	/* the shape ahead (ShapeWait=): leaves 0-3 free now, leaf 4 at
+	 * 100 s: 90 nodes are 5 x 18 then, not within 99 s; the placement
+	 * of place_range stays as it was */
+	double free_at[324];
+	for (size_t h = 0; h < 324; h++)
+		free_at[h] = h < 72 ? 0 : h < 90 ? 100 : INFINITY;
+	qft_placement_t ahead;
+	double at = -1;
+	assert_int_equal(qft_placer_shape_ahead(p, 90, 90, eligible, free_at, NULL, 0, 99, &at,
+						&ahead, NULL),
+			 QFT_OK);
+	assert_int_equal(ahead.outcome, QFT_NOT_NOW);
+	assert_int_equal(qft_placer_shape_ahead(p, 90, 90, eligible, free_at, NULL, 0, 100, &at,
+						&ahead, NULL),
+			 QFT_OK);
+	assert_int_equal(ahead.outcome, QFT_PLACED);
+	assert_true(at == 100);
+	assert_int_equal(ahead.count, 90);
+	assert_true(ahead.congestion_free);
+	assert_int_equal(pl.count, 96);
+	assert_int_equal(qft_placer_shape_ahead(p, 90, 90, eligible, NULL, NULL, 0, 100, &at,
+						&ahead, &err),
+			 QFT_EINVAL);
+	assert_non_null(strstr(err, "free_at"));
 	qft_free(err);
 	qft_placer_destroy(p);
 	qft_fabric_destroy(f);
