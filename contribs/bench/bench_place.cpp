@@ -37,6 +37,25 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// Microseconds per call: mean, median, 95th percentile and largest.
+struct Micros {
+	double mean = 0, median = 0, p95 = 0, max = 0;
+	explicit Micros(std::vector<double> us)
+	{
+		std::sort(us.begin(), us.end());
+		for (double x : us)
+			mean += x / double(us.size());
+		median = us[us.size() / 2];
+		p95 = us[us.size() * 95 / 100];
+		max = us.back();
+	}
+};
+
+double us_since(Clock::time_point t0)
+{
+	return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
 // ShapeWait='s search (Placer::shape_ahead) on the same placer: the held
 // hosts come free at 200 distinct times (60 s apart, by host ordinal),
 // every one probed (no horizon): what select/rlft adds under slurmctld's
@@ -56,18 +75,14 @@ void shapes_ahead(const Fabric &f, const Placer &placer)
 			req.nodes = n;
 			auto t0 = Clock::now();
 			std::optional<Placer::Ahead> a = placer.shape_ahead(req, free_at, INFINITY);
-			us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+			us.push_back(us_since(t0));
 			found += a.has_value();
 			at_sum += a ? a->at : 0;
 		}
-	std::sort(us.begin(), us.end());
-	double sum = 0;
-	for (double x : us)
-		sum += x;
+	const Micros m(us);
 	std::printf("  shape ahead (ShapeWait=), held hosts free at 200 times: %zu searches (%zu found, "
 		    "due in %.0f s on average): mean %.0f us, median %.0f us, max %.0f us\n",
-		    us.size(), found, found ? at_sum / double(found) : 0.0, sum / double(us.size()),
-		    us[us.size() / 2], us.back());
+		    us.size(), found, found ? at_sum / double(found) : 0.0, m.mean, m.median, m.max);
 }
 
 void decisions_with_running_jobs()
@@ -106,18 +121,14 @@ void decisions_with_running_jobs()
 				req.nodes = n;
 				auto t0 = Clock::now();
 				Placement p = placer.place(req);
-				us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+				us.push_back(us_since(t0));
 				placed += p.outcome == Placement::placed;
 			}
-		std::sort(us.begin(), us.end());
-		double sum = 0;
-		for (double x : us)
-			sum += x;
+		const Micros m(us);
 		std::printf("%sPGFT(%s) %zu hosts, shapes %s, %zu running: %zu decisions (%zu placed): "
 			    "mean %.0f us, median %.0f us, p95 %.0f us\n",
 			    qft_tree ? "QFT of " : "", tuple, f.hosts().size(), products ? "products" : "blocks", placer.running(),
-			    us.size(), placed,
-			    sum / double(us.size()), us[us.size() / 2], us[us.size() * 95 / 100]);
+			    us.size(), placed, m.mean, m.median, m.p95);
 		shapes_ahead(f, placer);
 	}
 }

@@ -487,17 +487,30 @@ static bool _count(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 	return rlft_count(&dm, &cap, out);
 }
 
+/* The last jobs a message was said for: true the first time for job_id,
+ * which it remembers (the 64 latest), so that a job tested every
+ * scheduling cycle is logged once. */
+typedef struct {
+	uint32_t ids[64];
+	unsigned next;
+} said_t;
+
+static bool _first_time(said_t *said, uint32_t job_id)
+{
+	for (unsigned k = 0; k < ARRAY_SIZE(said->ids); k++)
+		if (said->ids[k] == job_id)
+			return false;
+	said->ids[said->next++ % ARRAY_SIZE(said->ids)] = job_id;
+	return true;
+}
+
 /* Says why a job goes to cons_tres unchanged, once per job. */
 static void _pass_once(job_record_t *job_ptr, const char *why)
 {
-	static uint32_t said[64];
-	static unsigned next;
+	static said_t said;
 
-	for (unsigned k = 0; k < ARRAY_SIZE(said); k++)
-		if (said[k] == job_ptr->job_id)
-			return;
-	said[next++ % ARRAY_SIZE(said)] = job_ptr->job_id;
-	verbose("%s: %pJ goes to cons_tres as it is: %s", PFX, job_ptr, why);
+	if (_first_time(&said, job_ptr->job_id))
+		verbose("%s: %pJ goes to cons_tres as it is: %s", PFX, job_ptr, why);
 }
 
 /* Places the job on c->want hosts (at most the free ones), then on smaller
@@ -566,16 +579,12 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const ava
 static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
 		       double wait)
 {
-	static uint32_t said[64];
-	static unsigned next;
+	static said_t said;
 
-	for (unsigned k = 0; k < ARRAY_SIZE(said); k++)
-		if (said[k] == job_ptr->job_id)
-			return;
-	said[next++ % ARRAY_SIZE(said)] = job_ptr->job_id;
-	verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s",
-		PFX, job_ptr, ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
-		ahead->count, at, wait);
+	if (_first_time(&said, job_ptr->job_id))
+		verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s",
+			PFX, job_ptr, ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
+			ahead->count, at, wait);
 }
 
 /* WILL_RUN with ShapeWait=: backfill plans the job on the earliest
