@@ -3,7 +3,13 @@
 # qft.conf ShapeWait= in a real slurmctld (docs/product-shapes.md section
 # 11), on PGFT(2;4,4;1,4;1,1): 4 leaves L0-L3 of 4 hosts, positions p0-p3.
 # A 9-node job has a congestion-free shape only as 3 leaves x 3 common
-# positions. Set up:
+# positions. The wait is counted from the job's eligible time:
+#   0. The job (1-minute limit: a wait of 60 s) comes first, while F holds
+#      the 10 hosts R holds no shape in; then R1 (limit 1 min) takes L2
+#      p0-p2. When F ends, R1's end frees the 3 x 3 shape within 60 s of
+#      now, but later than 60 s after the job became eligible: it starts
+#      now, not congestion-free.
+# Then:
 #   R (time limit 2 min) holds L2 p0-p2, Q (60 min) L0 p3, L1 p3, L3 p0;
 #   free: L0 p0-p2, L1 p0-p2, L2 p3, L3 p1-p3 (10 hosts, no 3 x 3);
 #   when R ends, L0-L2 x p0-p2 is one.
@@ -37,8 +43,28 @@ env_of() { sed -n "s/^$2=//p" "$T/jobs/$1.env" 2>/dev/null; }
 submit() { submit_recording "$W" "$T/jobs" "$@"; }
 state() { "$BIN/squeue" -h -j "$1" -o %T 2>/dev/null; }
 
-R=$(submit 3 -w "$(hosts 8 9 10)" --time=2)
+gone() { for _ in $(seq 1 20); do [ -z "$(state "$1")" ] || [ "$(state "$1")" = COMPLETED ] && break; sleep 0.5; done; }
+
+# --- 0. the wait is counted from the job's eligible time ----------------------
 Q=$(submit 3 -w "$(hosts 3 7 12)" --time=60)
+F=$(submit 10 -w "$(hosts 0 1 2 4 5 6 11 13 14 15)" --time=10)
+wait_running "$W" "$Q" "$F"
+c=$(submit 9 --time=1)
+sleep 5 # R1 comes well after the job became eligible
+R1=$(submit 3 -w "$(hosts 8 9 10)" --time=1)
+wait_running "$W" "$R1"
+expect_eq "the 1-minute job waits for nodes, R1 backfilled" "$(state "$c") $(state "$R1")" "PENDING RUNNING"
+"$BIN/scancel" "$F"
+wait_running "$W" "$c"
+expect_eq "F ended: R1's end is due within 60 s, beyond 60 s since eligible: starts now" \
+	"$(state "$c")" RUNNING
+expect_eq "it is not congestion-free" "$(env_of "$c" QFT_CONGESTION_FREE)" no
+"$BIN/scancel" "$c" "$R1"
+gone "$c"
+gone "$R1"
+sleep 2
+
+R=$(submit 3 -w "$(hosts 8 9 10)" --time=2)
 wait_running "$W" "$R" "$Q"
 expect_eq "R and Q run" "$(state "$R") $(state "$Q")" "RUNNING RUNNING"
 want=$(hosts 0 1 2 4 5 6 8 9 10)
@@ -49,14 +75,14 @@ wait_running "$W" "$a"
 expect_eq "1-minute job (wait 60 s, R ends in 120 s): starts now" "$(state "$a")" RUNNING
 expect_eq "1-minute job: QFT_CONGESTION_FREE" "$(env_of "$a" QFT_CONGESTION_FREE)" no
 "$BIN/scancel" "$a"
-for _ in $(seq 1 20); do [ -z "$(state "$a")" ] || [ "$(state "$a")" = COMPLETED ] && break; sleep 0.5; done
+gone "$a"
 sleep 2
 
 # --- 2. the shape is due within the job's wait ------------------------------
 b=$(submit 9 --time=10)
 sleep 6 # two backfill cycles
 expect_eq "10-minute job (wait 600 s): waits for the shape" "$(state "$b")" PENDING
-check "slurmctld says why" grep -q "select/rlft: JobId=$b waits for a congestion-free product (3x3, 9 nodes) due in" "$LOG"
+check "slurmctld says why" grep -q "select/rlft: JobId=$b waits for a congestion-free product (3x3, 9 nodes) due in .* within its ShapeWait of 600 s (.* s left)" "$LOG"
 r_end=$("$BIN/scontrol" -o show job "$R" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
 b_start=$("$BIN/squeue" -h --start -j "$b" -o %S)
 say "R ends $r_end, the waiting job is planned for $b_start"

@@ -40,6 +40,7 @@
 #include "src/plugins/select/rlft/rlft_count.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
+#include "src/plugins/select/rlft/rlft_jobs.h"
 #include "src/plugins/select/rlft/rlft_wait.h"
 
 #define PFX "select/rlft"
@@ -549,22 +550,31 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 /*
  * ShapeWait= (docs/product-shapes.md section 11): the earliest
  * congestion-free shape for the job on the hosts the running jobs' ends
- * free, at most `wait` seconds after its node count first fits. RET
- * whether there is one: *ahead holds its hosts, *at when (seconds from now).
+ * free, while the job may still wait for one (its wait counted from its
+ * eligible time: rlft_shape_left). RET whether there is one: *ahead holds
+ * its hosts, *at when (seconds from now), *wait and *left the job's wait
+ * in all and what is left of it.
  */
 static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
-			 double wait, double *at, qft_placement_t *ahead)
+			 double *wait, double *left, double *at, qft_placement_t *ahead)
 {
+	rlft_wait_job_t wj = rlft_wait_job_of(job_ptr);
+	time_t now = time(NULL);
 	size_t hosts = lib->fabric_host_count(fabric);
-	double *free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt,
-				       time(NULL));
-	double fits = rlft_count_fits(free_at, a->eligible, hosts, c->lo);
+	double *free_at, fits;
 	char *err = NULL;
 	bool found = false;
 
-	if (!isinf(fits)) {
+	*wait = rlft_shape_wait(&wj, rconf.shape_wait, rconf.shape_wait_max);
+	*left = rlft_shape_left(&wj, *wait, now);
+	if (*wait <= 0 || *left <= 0 || c->lo < 2)
+		return false;
+	free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt, now);
+	fits = rlft_count_fits(free_at, a->eligible, hosts, c->lo);
+	/* a shape needs the count first: none before the count fits */
+	if (fits <= *left) {
 		if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req,
-					    a->nreq, fits + wait, at, ahead, &err)) {
+					    a->nreq, *left, at, ahead, &err)) {
 			error("%s: %pJ: shape ahead: %s", PFX, job_ptr, err);
 			qft_free(err);
 		} else {
@@ -577,14 +587,14 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const ava
 
 /* Says once per job that it waits for a shape. */
 static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
-		       double wait)
+		       double wait, double left)
 {
 	static said_t said;
 
 	if (_first_time(&said, job_ptr->job_id))
-		verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s",
+		verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
 			PFX, job_ptr, ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
-			ahead->count, at, wait);
+			ahead->count, at, wait, left);
 }
 
 /* WILL_RUN with ShapeWait=: backfill plans the job on the earliest
@@ -593,17 +603,17 @@ static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, doub
 static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t *c,
 		     const avail_t *a, uint32_t *count)
 {
-	double wait = rlft_shape_horizon(job_ptr, rconf.shape_wait, rconf.shape_wait_max), at;
+	double wait, left, at;
 	qft_placement_t ahead;
 
-	if (wait <= 0 || c->lo < 2 || !_shape_ahead(job_ptr, c, a, wait, &at, &ahead))
+	if (!_shape_ahead(job_ptr, c, a, &wait, &left, &at, &ahead))
 		return RLFT_PASS;
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < ahead.count; k++)
 		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
 	*count = ahead.count;
-	log_flag(SELECT_TYPE, "%s: %pJ will run on a congestion-free %s %s of %zu nodes, free in %.0f s",
-		 PFX, job_ptr, ahead.kind, ahead.shape, ahead.count, at);
+	log_flag(SELECT_TYPE, "%s: %pJ will run on a congestion-free %s %s of %zu nodes, free in %.0f s (%.0f s of its wait left)",
+		 PFX, job_ptr, ahead.kind, ahead.shape, ahead.count, at, left);
 	return RLFT_RESTRICTED;
 }
 
@@ -662,12 +672,11 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		/* ShapeWait=: rather than congest now, wait for a shape due
 		 * within the job's wait (not one free now: the placer would
 		 * have taken it) */
-		double wait = rlft_shape_horizon(job_ptr, rconf.shape_wait, rconf.shape_wait_max);
-		double at;
+		double wait, left, at;
 		qft_placement_t ahead;
 
-		if (wait > 0 && _shape_ahead(job_ptr, &c, &a, wait, &at, &ahead) && at > 0) {
-			_wait_once(job_ptr, &ahead, at, wait);
+		if (_shape_ahead(job_ptr, &c, &a, &wait, &left, &at, &ahead) && at > 0) {
+			_wait_once(job_ptr, &ahead, at, wait, left);
 			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
 				 PFX, job_ptr, ahead.kind, at, rlft_usec_since(&t0));
 			_avail_free(&a);

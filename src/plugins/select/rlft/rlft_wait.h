@@ -1,7 +1,7 @@
 /*****************************************************************************\
- *  rlft_wait.h - ShapeWait=: how long a job waits for a congestion-free
- *  shape, and when each host is free, from slurmctld's job records
- *  (docs/product-shapes.md section 11).
+ *  rlft_wait.h - ShapeWait=: how long a job may wait for a congestion-free
+ *  shape (docs/product-shapes.md section 11). Plain arithmetic on times,
+ *  no slurmctld: rlft_jobs.c reads the job records, tests/unit checks this.
  *
  *  Copyright (C) 2026 slurm-qft developers.
  *  SPDX-License-Identifier: GPL-2.0-or-later
@@ -13,26 +13,32 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "src/plugins/common/qft_slurm.h"
-#include "src/slurmctld/slurmctld.h"
+/* What ShapeWait= needs of a job. Limits in minutes, 0 for none (the
+ * caller turns Slurm's NO_VAL and INFINITE into 0). */
+typedef struct {
+	uint32_t limit;        /* the job's --time */
+	uint32_t part_default; /* its partition's DefaultTime */
+	uint32_t part_max;     /* its partition's MaxTime */
+	time_t eligible;       /* when it became eligible to start (0: unknown) */
+} rlft_wait_job_t;
 
-/* Seconds the job may wait for a congestion-free shape: ShapeWait= percent
- * of its time limit (the partition's default or maximum when it gave
- * none), at most ShapeWaitMax= seconds; 0 when it may not wait (ShapeWait=0,
- * or no finite limit and no ShapeWaitMax=). */
-extern double rlft_shape_horizon(const job_record_t *job_ptr, uint32_t shape_wait,
-				 uint32_t shape_wait_max);
+/* Seconds the job may wait for a congestion-free shape, in all: ShapeWait=
+ * percent of its time limit (the partition's default, else maximum, when
+ * it gave none), at most ShapeWaitMax= seconds; 0 when it may not wait
+ * (ShapeWait=0, or no limit and no ShapeWaitMax=). */
+extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
+			      uint32_t shape_wait_max);
 
-/* When each host is free, in seconds from `now`, for the hosts with
- * eligible[h]: 0 when its node is idle, else the latest end time of the
- * running jobs on it (slurmctld's end_time: start plus time limit; a
- * suspended job's never); INFINITY for the others. host_of_node maps node
- * index to host ordinal (-1: none). xfree() the result. */
-extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
-			    int host_of_node_cnt, time_t now);
+/* Seconds from `now` within which a shape must come for the job to wait
+ * for it: `wait` counted from its eligible time, so that waiting for
+ * shapes never delays a start past eligible + wait, whatever the tests in
+ * between saw (and a restart of slurmctld keeps that: the eligible time is
+ * in its state). <= 0: the job may wait no longer. */
+extern double rlft_shape_left(const rlft_wait_job_t *job, double wait, time_t now);
 
 /* The time by which `count` of the eligible hosts are free (seconds from
- * now), INFINITY if never: when the job's node count first fits. */
+ * now; free_at[h] as rlft_free_at gives it), INFINITY if never: when the
+ * job's node count first fits. */
 extern double rlft_count_fits(const double *free_at, const uint8_t *eligible, size_t hosts,
 			      uint32_t count);
 

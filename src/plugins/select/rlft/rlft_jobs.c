@@ -1,0 +1,103 @@
+/*****************************************************************************\
+ *  rlft_jobs.c - ShapeWait='s view of slurmctld's job records (rlft_jobs.h):
+ *  time limits, eligible times and the running jobs' end times, the
+ *  estimates slurmctld's backfill plans with too.
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *
+ *  This program is free software; you can redistribute it and/or modify it
+ *  under the terms of the GNU General Public License as published by the
+ *  Free Software Foundation; either version 2 of the License, or (at your
+ *  option) any later version.
+ *
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+
+#include "config.h"
+#include "src/common/slurm_xlator.h"
+
+#include <math.h>
+
+#include "slurm/slurm.h"
+#include "src/common/bitstring.h"
+#include "src/common/list.h"
+#include "src/common/xmalloc.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/select/rlft/rlft_jobs.h"
+
+/* Minutes, 0 for Slurm's "none" (NO_VAL) and "unlimited" (INFINITE). */
+static uint32_t _minutes(uint32_t m)
+{
+	return m == NO_VAL || m == INFINITE ? 0 : m;
+}
+
+extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr)
+{
+	const part_record_t *part = job_ptr->part_ptr;
+	const job_details_t *d = job_ptr->details;
+	rlft_wait_job_t j = { .limit = _minutes(job_ptr->time_limit) };
+
+	if (part) {
+		j.part_default = _minutes(part->default_time);
+		j.part_max = _minutes(part->max_time);
+	}
+	if (d)
+		j.eligible = d->begin_time ? d->begin_time : d->submit_time;
+	return j;
+}
+
+typedef struct {
+	double *at;
+	const int *host_of_node;
+	int host_of_node_cnt;
+	time_t now;
+} free_at_arg_t;
+
+/* Raises the free time of the job's hosts to its end. */
+static int _job_end(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	free_at_arg_t *a = arg;
+	double end;
+	int last;
+
+	if (!job_ptr->node_bitmap || !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
+		return 0;
+	end = IS_JOB_SUSPENDED(job_ptr) ? INFINITY : difftime(job_ptr->end_time, a->now);
+	if (end < 0) /* past its limit (OverTimeLimit): ending any moment */
+		end = 0;
+	last = bit_fls(job_ptr->node_bitmap);
+	for (int i = bit_ffs(job_ptr->node_bitmap); i >= 0 && i <= last; i++) {
+		int h;
+
+		if (i >= a->host_of_node_cnt)
+			break;
+		h = a->host_of_node[i];
+		if (h >= 0 && bit_test(job_ptr->node_bitmap, i) && a->at[h] < end &&
+		    !isinf(a->at[h]))
+			a->at[h] = end;
+	}
+	return 0;
+}
+
+extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
+			    int host_of_node_cnt, time_t now)
+{
+	double *at = xcalloc(hosts ? hosts : 1, sizeof(double));
+	free_at_arg_t a = { at, host_of_node, host_of_node_cnt, now };
+
+	for (size_t h = 0; h < hosts; h++)
+		at[h] = INFINITY;
+	/* eligible hosts start free now; the jobs on them raise that (a busy
+	 * node that no running job holds is completing: free soon) */
+	for (int i = 0; i < host_of_node_cnt; i++) {
+		int h = host_of_node[i];
+
+		if (h >= 0 && (size_t)h < hosts && eligible[h])
+			at[h] = 0;
+	}
+	if (job_list)
+		list_for_each(job_list, _job_end, &a);
+	return at;
+}

@@ -1,0 +1,33 @@
+/*****************************************************************************\
+ *  rlft_jobs.h - what ShapeWait= reads of slurmctld's job records: a job's
+ *  limits and eligible time, and when each host is free
+ *  (docs/product-shapes.md section 11).
+ *
+ *  Copyright (C) 2026 slurm-qft developers.
+ *  SPDX-License-Identifier: GPL-2.0-or-later
+\*****************************************************************************/
+#ifndef QFT_SELECT_RLFT_JOBS_H
+#define QFT_SELECT_RLFT_JOBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "src/plugins/common/qft_slurm.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/select/rlft/rlft_wait.h"
+
+/* The job's limits (its own, its partition's) and its eligible time
+ * (scontrol's EligibleTime; the submit time before it has one). */
+extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr);
+
+/* When each host is free, in seconds from `now`, for the hosts with
+ * eligible[h]: 0 when its node is idle, else the latest end time of the
+ * running jobs on it (slurmctld's end_time: start plus time limit; a
+ * suspended job's never); INFINITY for the others. host_of_node maps node
+ * index to host ordinal (-1: none). xfree() the result. */
+extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
+			    int host_of_node_cnt, time_t now);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* select/rlft's ShapeWait= arithmetic (src/plugins/select/rlft/rlft_wait.c):
+ * how long a job may wait for a congestion-free shape, counted from its
+ * eligible time, and when its node count first fits. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "src/plugins/select/rlft/rlft_wait.h"
+
+static void wait_from_limits(void **state)
+{
+	(void)state;
+	rlft_wait_job_t j = {.limit = 10};
+	assert_true(rlft_shape_wait(&j, 100, 0) == 600);
+	assert_true(rlft_shape_wait(&j, 25, 0) == 150);
+	assert_true(rlft_shape_wait(&j, 25, 100) == 100); /* ShapeWaitMax= caps */
+	assert_true(rlft_shape_wait(&j, 0, 100) == 0);    /* ShapeWait=0: never */
+	/* no --time: the partition's DefaultTime, else its MaxTime */
+	j = (rlft_wait_job_t){.part_default = 30, .part_max = 120};
+	assert_true(rlft_shape_wait(&j, 10, 0) == 180);
+	j.part_default = 0;
+	assert_true(rlft_shape_wait(&j, 10, 0) == 720);
+	/* unlimited everywhere: only ShapeWaitMax= gives a wait */
+	j.part_max = 0;
+	assert_true(rlft_shape_wait(&j, 10, 0) == 0);
+	assert_true(rlft_shape_wait(&j, 10, 300) == 300);
+}
+
+static void wait_counted_from_eligible(void **state)
+{
+	(void)state;
+	const time_t now = 1000000;
+	rlft_wait_job_t j = {.limit = 10, .eligible = now};
+	/* just eligible: the whole wait is left */
+	assert_true(rlft_shape_left(&j, 600, now) == 600);
+	/* eligible 450 s ago: a shape due in more than 150 s is too late,
+	 * however many tests in between found one due within 600 s */
+	j.eligible = now - 450;
+	assert_true(rlft_shape_left(&j, 600, now) == 150);
+	j.eligible = now - 600;
+	assert_true(rlft_shape_left(&j, 600, now) <= 0);
+	j.eligible = now - 7200;
+	assert_true(rlft_shape_left(&j, 600, now) <= 0);
+	/* unknown, or in the future (--begin): the whole wait */
+	j.eligible = 0;
+	assert_true(rlft_shape_left(&j, 600, now) == 600);
+	j.eligible = now + 60;
+	assert_true(rlft_shape_left(&j, 600, now) == 600);
+}
+
+static void count_fits(void **state)
+{
+	(void)state;
+	const double free_at[6] = {0, 30, INFINITY, 10, 20, 50};
+	const uint8_t eligible[6] = {1, 1, 1, 1, 0, 1};
+	assert_true(rlft_count_fits(free_at, eligible, 6, 1) == 0);
+	assert_true(rlft_count_fits(free_at, eligible, 6, 2) == 10);
+	/* host 4 (free at 20) is not eligible: the third comes at 30 */
+	assert_true(rlft_count_fits(free_at, eligible, 6, 3) == 30);
+	assert_true(rlft_count_fits(free_at, eligible, 6, 4) == 50);
+	/* host 2 is never free */
+	assert_true(isinf(rlft_count_fits(free_at, eligible, 6, 5)));
+	assert_true(isinf(rlft_count_fits(free_at, eligible, 6, 0)));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(wait_from_limits),
+		cmocka_unit_test(wait_counted_from_eligible),
+		cmocka_unit_test(count_fits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
