@@ -18,7 +18,8 @@ sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 from qftsim.cluster import (choose_record, env_dump_command, job_env, rlft_log,  # noqa: E402
                             parse_jobcomp_line)
 from qftsim.metrics import placement_kind  # noqa: E402
-from qftsim.replay import node_range  # noqa: E402
+from qftsim.common import SimError  # noqa: E402
+from qftsim.replay import node_range, policy_conf  # noqa: E402
 
 REC = ("JobId=%d UserId=root(0) GroupId=root(0) Name=s%05d JobState=%s Partition=all "
        "TimeLimit=1 StartTime=2026-11-23T10:00:0%d EndTime=2026-11-23T10:00:09 "
@@ -94,6 +95,24 @@ class TestNodeRange(unittest.TestCase):
         self.assertEqual(node_range(19, 5), "18-19")
         self.assertEqual(node_range(10, 5), "9-10")    # floor(9.5)
         self.assertEqual(node_range(1, 50), "1")
+
+
+class TestPolicyConf(unittest.TestCase):
+    def test_sweep_sets_qft_conf_lines(self):
+        self.assertEqual(policy_conf("rlft-wait")["qft_conf"], ["Shapes=products", "ShapeWait=100"])
+        c = policy_conf("rlft-wait+ShapeWait=25+RoundUp=5")
+        # a key the policy has is replaced, a new one added
+        self.assertEqual(c["qft_conf"], ["Shapes=products", "ShapeWait=25", "RoundUp=5"])
+        self.assertEqual(c["select"], "select/rlft")
+        self.assertIn("ShapeWait=25 RoundUp=5", c["label"])
+        # the table is not changed by a sweep
+        self.assertEqual(policy_conf("rlft-wait")["qft_conf"], ["Shapes=products", "ShapeWait=100"])
+
+    def test_refused(self):
+        for bad in ("nosuch", "cons_tres+ShapeWait=25", "rlft-wait+ShapeWait",
+                    "rlft-wait+=3", "rlft-wait+Shape Wait=3"):
+            with self.assertRaises(SimError, msg=bad):
+                policy_conf(bad)
 
 
 if __name__ == "__main__":

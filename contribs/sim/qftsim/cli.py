@@ -20,7 +20,10 @@ Policies (--policies, default all four):
 and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
 rlft-product: select/rlft with Shapes=products (product shapes first), and
 rlft-wait: the same with ShapeWait=100 (a job that would congest now waits
-for a congestion-free shape due within its time limit).
+for a congestion-free shape due within its time limit), and rlft-apart:
+rlft-wait with RoundUp=5 Remainder=reserve (a size with no product takes
+the first nodes of one up to 5% larger and keeps the rest idle: jobs kept
+off each other's links).
 With --series 24.11 (Slurm 24.11, Debian 13; the default policies are
 rlft, cons_tres-qft, cons_tres, block):
   cons_tres-qft  select/cons_tres + topology/qft: Slurm asks the topology
@@ -125,7 +128,7 @@ from .cluster import HARNESS
 from .common import REPO, SimError, fmt_dur, log, mean
 from .fabric import prepare_fabric
 from .metrics import RUN_KEYS, summarise
-from .replay import DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun
+from .replay import DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun, policy_conf
 from .runtime import comm_shares, parse_comm
 from .scoring import Scorer, score_policy
 
@@ -180,7 +183,9 @@ def parse_args(argv):
                    help="shortest real sleep of a job (default 1.0 s)")
     g = p.add_argument_group("run")
     g.add_argument("--policies",
-                   help="comma-separated, from %s (default %s; on 24.11 %s)" % (
+                   help="comma-separated, from %s (default %s; on 24.11 %s); "
+                   "POLICY+KEY=VALUE[+KEY=VALUE] sets qft.conf lines of an rlft policy "
+                   "(rlft-wait+ShapeWait=25)" % (
                        ", ".join(POLICIES), DEFAULT_POLICIES, DEFAULT_POLICIES_2411))
     g.add_argument("--series", choices=SERIES,
                    default=os.environ.get("QFT_SLURM_SERIES") or "22.05",
@@ -298,11 +303,10 @@ def setup(a):
     policies = a.policies or (DEFAULT_POLICIES_2411 if a.series == "24.11" else DEFAULT_POLICIES)
     sim.policies = [p.strip() for p in policies.split(",") if p.strip()]
     for p in sim.policies:
-        if p not in POLICIES:
-            raise SimError("unknown policy %s (one of %s)" % (p, ", ".join(POLICIES)))
-        if POLICIES[p].get("series", a.series) != a.series:
+        conf = policy_conf(p)
+        if conf.get("series", a.series) != a.series:
             raise SimError("policy %s needs Slurm %s (--series %s), this run is for %s" % (
-                p, POLICIES[p]["series"], POLICIES[p]["series"], a.series))
+                p, conf["series"], conf["series"], a.series))
     # the harness (and every client it wraps) runs this series
     os.environ["QFT_SLURM_SERIES"] = a.series
     if len(set(sim.policies)) != len(sim.policies):
@@ -352,7 +356,7 @@ def run_policy(sim, scorer, pol, number):
     t_pol = time.time()
     pr = PolicyRun(sim, pol, number)
     log("policy %d/%d %s (%s): starting %d-node cluster" % (
-        number, len(sim.policies), pol, POLICIES[pol]["label"], sim.fabric.hosts))
+        number, len(sim.policies), pol, policy_conf(pol)["label"], sim.fabric.hosts))
     try:
         pr.start_cluster()
         pr.simulate()
@@ -394,7 +398,7 @@ def main(argv):
     os.makedirs(sim.plugin_dir, exist_ok=True)
     for pl in plugs:
         shutil.copy2(pl, sim.plugin_dir)
-    if any(POLICIES[p]["select"] == "select/rlft" for p in sim.policies):
+    if any(policy_conf(p)["select"] == "select/rlft" for p in sim.policies):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,
                     os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"))

@@ -34,6 +34,13 @@ POLICIES = {
     "rlft-wait": {"select": "select/rlft", "topology": "topology/qft",
                   "qft_conf": ["Shapes=products", "ShapeWait=100"],
                   "label": "select/rlft (Shapes=products ShapeWait=100) + topology/qft"},
+    # rlft-wait, and a size with no product takes the first nodes of one
+    # up to 5% larger and keeps the rest idle: jobs kept off each other's
+    # links (RoundUp=5 Remainder=reserve; qft.conf(5))
+    "rlft-apart": {"select": "select/rlft", "topology": "topology/qft",
+                   "qft_conf": ["Shapes=products", "ShapeWait=100", "RoundUp=5",
+                                "Remainder=reserve"],
+                   "label": "select/rlft (Shapes=products ShapeWait=100 RoundUp=5 Remainder=reserve) + topology/qft"},
     "rlft-reserve": {"select": "select/rlft", "topology": "topology/qft",
                      "qft_conf": ["Remainder=reserve"],
                      "label": "select/rlft (Remainder=reserve) + topology/qft"},
@@ -54,6 +61,30 @@ POLICIES = {
 }
 DEFAULT_POLICIES = "rlft,rlft-nocong,cons_tres,linear"
 DEFAULT_POLICIES_2411 = "rlft,cons_tres-qft,cons_tres,block"
+
+
+def policy_conf(name):
+    """The policy `name`: one of POLICIES, or POLICY+KEY=VALUE[+KEY=VALUE...],
+    that policy with qft.conf lines set (a KEY it has is replaced), for a
+    sweep such as rlft-wait+ShapeWait=25."""
+    base, *lines = name.split("+")
+    if base not in POLICIES:
+        raise SimError("unknown policy %s (one of %s, optionally +KEY=VALUE)" % (
+            base, ", ".join(POLICIES)))
+    conf = POLICIES[base]
+    if not lines:
+        return conf
+    if conf["qft_conf"] is None:
+        raise SimError("policy %s: %s has no qft.conf to set %s in" % (name, base, lines[0]))
+    qft_conf = list(conf["qft_conf"])
+    for line in lines:
+        key, eq, value = line.partition("=")
+        if not key or not eq or not value or not key.isalnum():
+            raise SimError("policy %s: expected +KEY=VALUE (a qft.conf line), got +%s" % (
+                name, line))
+        qft_conf = [l for l in qft_conf if l.partition("=")[0].lower() != key.lower()]
+        qft_conf.append(line)
+    return dict(conf, qft_conf=qft_conf, label="%s, %s" % (conf["label"], " ".join(lines)))
 
 
 def node_range(size, pct):
@@ -81,7 +112,7 @@ class PolicyRun:
         self.sim = sim
         self.policy = policy
         self.number = number
-        self.conf = POLICIES[policy]
+        self.conf = policy_conf(policy)
         self.rlft = self.conf["select"] == "select/rlft"
         self.dir = os.path.join(sim.out, policy)
         self.env_dir = os.path.join(self.dir, "jobenv")

@@ -13,7 +13,7 @@ from .metrics import size_classes, slowdown_by_class, timeline
 HSD_BINS = [(1.0, 1.0 + 1e-9, "1.0"), (1.0 + 1e-9, 1.25, "(1,1.25]"), (1.25, 1.5, "(1.25,1.5]"),
             (1.5, 2.0, "(1.5,2]"), (2.0, 3.0, "(2,3]"), (3.0, 1e9, ">3")]
 COLOURS = {"rlft": "#1b9e77", "rlft-nocong": "#66a61e", "rlft-reserve": "#e6ab02",
-           "rlft-product": "#e7298a", "rlft-wait": "#a6761d",
+           "rlft-product": "#e7298a", "rlft-wait": "#a6761d", "rlft-apart": "#666666",
            "cons_tres": "#d95f02", "linear": "#7570b3"}
 COLUMNS = "%-13s %5s %11s %6s %9s %9s %9s %7s %13s %13s %11s"
 TIME_COLUMNS = "%-13s %10s %10s %8s %20s %7s %11s"
