@@ -16,7 +16,9 @@
 #   1. ShapeWait=100 and a 1-minute limit: R's end (2 min) is beyond the
 #      job's wait; it starts now, not congestion-free.
 #   2. With a 10-minute limit it waits: PENDING, slurmctld says why, and
-#      backfill plans it at R's end (squeue --start).
+#      backfill plans it at R's end (squeue --start). A second such job
+#      waits too, but with ShapeHolds=1 only the first holds its shape in
+#      backfill's plan.
 #   3. A slurmctld restart keeps R, Q and the waiting job.
 #   4. R ends (scancel): the job starts on the 3 x 3 shape, congestion-free.
 TEST_NAME=test-shapewait
@@ -28,14 +30,15 @@ mkdir -p "$T/jobs"
 plugin_dir "$T/plugins"
 "$QFT" gen pgft "2;4,4;1,4;1,1" -o "$T/fabric.json" 2>/dev/null
 tree_names "$T/fabric.json" >"$T/nodes"
-printf 'FabricFile=%s\nShapes=products\nShapeWait=100\n' "$T/fabric.json" >"$T/qft.conf"
+printf 'FabricFile=%s\nShapes=products\nShapeWait=100\nShapeHolds=1\n' "$T/fabric.json" >"$T/qft.conf"
 W=$T/c
 start_cluster "$W" --node-file "$T/nodes" -p "$T/plugins" -t topology/qft -s select/rlft \
-	-c "$T/qft.conf" -e "SlurmctldDebug=verbose" -e "SchedulerParameters=bf_interval=2" ||
+	-c "$T/qft.conf" -e "SlurmctldDebug=verbose" -e "DebugFlags=SelectType" \
+	-e "SchedulerParameters=bf_interval=2" ||
 	{ cat "$W.start.out"; bad "cluster did not start"; finish; }
 BIN=$W/bin
 LOG=$W/log/slurmctld.log
-check "select/rlft says it waits for shapes" grep -q "select/rlft: fabric .*wait for one 100% of the time limit" "$LOG"
+check "select/rlft says it waits for shapes" grep -q "select/rlft: fabric .*wait for one 100% of the time limit, nodes held for the first waiting jobs only" "$LOG"
 
 host() { sed -n "$(($1 + 1))p" "$T/nodes"; } # host TREE-INDEX
 hosts() { for i in "$@"; do host "$i"; done | paste -sd,; }
@@ -80,8 +83,14 @@ sleep 2
 
 # --- 2. the shape is due within the job's wait ------------------------------
 b=$(submit 9 --time=10)
+b2=$(submit 9 --time=10)
 sleep 6 # two backfill cycles
 expect_eq "10-minute job (wait 600 s): waits for the shape" "$(state "$b")" PENDING
+expect_eq "so does the next one" "$(state "$b2")" PENDING
+check "backfill holds the first one's shape" grep -q "select/rlft: JobId=$b will run on a congestion-free product 3x3" "$LOG"
+check "the second waits without holding (ShapeHolds=1)" \
+	grep -q "select/rlft: JobId=$b2 waits for a product free in .* without holding it" "$LOG"
+check "and is not planned on a shape" sh -c "! grep -q 'select/rlft: JobId=$b2 will run on' '$LOG'"
 check "slurmctld says why" grep -q "select/rlft: JobId=$b waits for a congestion-free product (3x3, 9 nodes) due in .* within its ShapeWait of 600 s (.* s left)" "$LOG"
 r_end=$("$BIN/scontrol" -o show job "$R" | sed -n 's/.* EndTime=\([^ ]*\).*/\1/p')
 b_start=$("$BIN/squeue" -h --start -j "$b" -o %S)

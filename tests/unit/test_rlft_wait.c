@@ -69,12 +69,59 @@ static void count_fits(void **state)
 	assert_true(isinf(rlft_count_fits(free_at, eligible, 6, 0)));
 }
 
+/* Jobs 1-9 pending, job 5 not any more; priority 100 - id, job 7 raised to 200 */
+static bool pending_jobs(uint32_t id, uint32_t *priority)
+{
+	if (id == 5 || id > 9)
+		return false;
+	*priority = id == 7 ? 200 : 100 - id;
+	return true;
+}
+
+static void holders_first_k(void **state)
+{
+	(void)state;
+	rlft_holders_t hs = {0};
+
+	/* ShapeHolds=0: everyone holds */
+	assert_true(rlft_may_hold(&hs, 3, 97, 0, pending_jobs));
+	/* ShapeHolds=2: job 4 and 6 hold; job 8 (priority 92) ranks below both */
+	rlft_hold(&hs, 4, 96);
+	rlft_hold(&hs, 6, 94);
+	assert_false(rlft_may_hold(&hs, 8, 92, 2, pending_jobs));
+	assert_true(rlft_may_hold(&hs, 8, 92, 3, pending_jobs));
+	/* job 3 ranks above both: it may hold */
+	assert_true(rlft_may_hold(&hs, 3, 97, 2, pending_jobs));
+	/* the same priority: the lower id first */
+	assert_false(rlft_may_hold(&hs, 9, 94, 2, pending_jobs));
+	/* job 5 started: dropped, and job 8 may hold behind 4 alone */
+	rlft_hold(&hs, 5, 95);
+	assert_int_equal(hs.count, 3);
+	rlft_unhold(&hs, 6);
+	assert_true(rlft_may_hold(&hs, 8, 92, 2, pending_jobs));
+	assert_int_equal(hs.count, 1);
+	/* priorities are asked afresh: job 7 now ranks first */
+	rlft_hold(&hs, 7, 93);
+	assert_false(rlft_may_hold(&hs, 4, 96, 1, pending_jobs));
+	assert_true(rlft_may_hold(&hs, 7, 200, 1, pending_jobs));
+	/* a holder is counted once however often it holds */
+	rlft_hold(&hs, 7, 200);
+	rlft_hold(&hs, 4, 96);
+	assert_int_equal(hs.count, 2);
+	for (uint32_t id = 20; id < 60; id++) /* grows */
+		rlft_hold(&hs, id, 1);
+	assert_int_equal(hs.count, 42);
+	rlft_holders_free(&hs);
+	assert_int_equal(hs.count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wait_from_limits),
 		cmocka_unit_test(wait_counted_from_eligible),
 		cmocka_unit_test(count_fits),
+		cmocka_unit_test(holders_first_k),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

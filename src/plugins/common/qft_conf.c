@@ -40,6 +40,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"RoundUp", S_P_UINT32},
 	{"ShapeWait", S_P_UINT32},
 	{"ShapeWaitMax", S_P_UINT32},
+	{"ShapeHolds", S_P_UINT32},
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
 	{NULL}
@@ -139,6 +140,7 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	}
 	s_p_get_uint32(&conf->shape_wait, "ShapeWait", tbl);
 	s_p_get_uint32(&conf->shape_wait_max, "ShapeWaitMax", tbl);
+	s_p_get_uint32(&conf->shape_holds, "ShapeHolds", tbl);
 	if (conf->shape_wait > QFT_SHAPE_WAIT_MAX) {
 		*why = xstrdup_printf("%s: ShapeWait=%u, expected a percentage of the job's time limit, 0 to %d",
 				      conf->path, conf->shape_wait, QFT_SHAPE_WAIT_MAX);

@@ -44,6 +44,9 @@ typedef struct {
 				     * limit it waits for a congestion-free
 				     * shape; default 0: never */
 	uint32_t shape_wait_max;    /* ShapeWaitMax=, seconds, 0: no cap */
+	uint32_t shape_holds;       /* ShapeHolds=, how many waiting jobs
+				     * hold nodes in backfill's plan (those
+				     * of highest priority); 0: all */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */

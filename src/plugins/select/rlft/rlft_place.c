@@ -57,6 +57,8 @@ __attribute__((weak)) list_t *job_list;
 __attribute__((weak)) bitstr_t *idle_node_bitmap;
 
 static qft_fabric_t *fabric = NULL;   /* held->fabric */
+static rlft_holders_t holders;        /* waiting jobs holding nodes for a
+				       * shape in backfill's plan */
 /* The fabric in use: topology/qft's when it is the TopologyPlugin, else
  * one rlft_node_init() loaded. Released, never destroyed here: topology/qft
  * may hold it too (src/plugins/common/qft_conf.h). */
@@ -239,11 +241,12 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_conf_free(&rconf);
 	rconf = *fresh_conf;
 	have_conf = true;
-	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s, remainder %s, ranking %s by %s",
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s, remainder %s, ranking %s by %s",
 	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
 	     lib->fabric_host_count(fabric),
 	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
 	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
+	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
 	     _pattern());
@@ -352,6 +355,7 @@ extern bool rlft_sync_jobs(void)
 
 extern void rlft_fini(void)
 {
+	rlft_holders_free(&holders);
 	if (placer)
 		lib->placer_destroy(placer);
 	placer = NULL;
@@ -585,6 +589,16 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const ava
 	return found;
 }
 
+static bool _pending(uint32_t id, uint32_t *priority)
+{
+	job_record_t *job_ptr = find_job_record(id);
+
+	if (!job_ptr || !IS_JOB_PENDING(job_ptr))
+		return false;
+	*priority = job_ptr->priority;
+	return true;
+}
+
 /* Says once per job that it waits for a shape. */
 static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
 		       double wait, double left)
@@ -606,8 +620,22 @@ static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t
 	double wait, left, at;
 	qft_placement_t ahead;
 
-	if (!_shape_ahead(job_ptr, c, a, &wait, &left, &at, &ahead))
+	if (!_shape_ahead(job_ptr, c, a, &wait, &left, &at, &ahead)) {
+		rlft_unhold(&holders, job_ptr->job_id);
 		return RLFT_PASS;
+	}
+	/* ShapeHolds=: backfill cannot fill held nodes with jobs whose limits
+	 * look longer than the wait, so only the first waiting jobs hold;
+	 * the others still wait (RUN_NOW declines) but are planned as
+	 * cons_tres plans them (docs/sim.md runs 11-12) */
+	if (!rlft_may_hold(&holders, job_ptr->job_id, job_ptr->priority, rconf.shape_holds,
+			   _pending)) {
+		rlft_unhold(&holders, job_ptr->job_id);
+		log_flag(SELECT_TYPE, "%s: %pJ waits for a %s free in %.0f s without holding it: %u waiting jobs before it hold theirs",
+			 PFX, job_ptr, ahead.kind, at, rconf.shape_holds);
+		return RLFT_PASS;
+	}
+	rlft_hold(&holders, job_ptr->job_id, job_ptr->priority);
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < ahead.count; k++)
 		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
@@ -930,6 +958,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	uint32_t id = job_ptr->job_id;
 	struct timespec t0;
 
+	rlft_unhold(&holders, id);
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -18,6 +18,7 @@
 #include "src/plugins/select/rlft/rlft_wait.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
@@ -68,4 +69,63 @@ extern double rlft_count_fits(const double *free_at, const uint8_t *eligible, si
 	}
 	free(t);
 	return fits;
+}
+
+/* True when a ranks above b: a higher priority, or the same and a lower
+ * id (the order slurmctld's schedulers try them in, within a partition). */
+static bool _above(const rlft_holder_t *a, uint32_t id, uint32_t priority)
+{
+	return a->priority > priority || (a->priority == priority && a->id < id);
+}
+
+extern bool rlft_may_hold(rlft_holders_t *holders, uint32_t id, uint32_t priority, uint32_t limit,
+			  bool (*pending)(uint32_t id, uint32_t *priority))
+{
+	size_t kept = 0, above = 0;
+
+	for (size_t k = 0; k < holders->count; k++) {
+		rlft_holder_t h = holders->at[k];
+
+		if (h.id != id && !pending(h.id, &h.priority))
+			continue;
+		holders->at[kept++] = h;
+		if (h.id != id && _above(&h, id, priority))
+			above++;
+	}
+	holders->count = kept;
+	return !limit || above < limit;
+}
+
+extern void rlft_hold(rlft_holders_t *holders, uint32_t id, uint32_t priority)
+{
+	for (size_t k = 0; k < holders->count; k++)
+		if (holders->at[k].id == id) {
+			holders->at[k].priority = priority;
+			return;
+		}
+	if (holders->count == holders->size) {
+		size_t size = holders->size ? 2 * holders->size : 16;
+		rlft_holder_t *at = realloc(holders->at, size * sizeof(*at));
+
+		if (!at) /* no room: it plans as if it did not hold */
+			return;
+		holders->at = at;
+		holders->size = size;
+	}
+	holders->at[holders->count++] = (rlft_holder_t){ id, priority };
+}
+
+extern void rlft_unhold(rlft_holders_t *holders, uint32_t id)
+{
+	for (size_t k = 0; k < holders->count; k++)
+		if (holders->at[k].id == id) {
+			holders->at[k] = holders->at[--holders->count];
+			return;
+		}
+}
+
+extern void rlft_holders_free(rlft_holders_t *holders)
+{
+	free(holders->at);
+	*holders = (rlft_holders_t){ 0 };
 }

@@ -9,6 +9,7 @@
 #ifndef QFT_SELECT_RLFT_WAIT_H
 #define QFT_SELECT_RLFT_WAIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -41,5 +42,30 @@ extern double rlft_shape_left(const rlft_wait_job_t *job, double wait, time_t no
  * job's node count first fits. */
 extern double rlft_count_fits(const double *free_at, const uint8_t *eligible, size_t hosts,
 			      uint32_t count);
+
+/* The waiting jobs that hold nodes for their shape in backfill's plan
+ * (ShapeHolds=): job id and priority, as last seen. */
+typedef struct {
+	uint32_t id;
+	uint32_t priority;
+} rlft_holder_t;
+
+typedef struct {
+	rlft_holder_t *at;
+	size_t count, size;
+} rlft_holders_t;
+
+/* Whether the job (id, priority) may hold nodes for its shape: fewer than
+ * `limit` other holders rank above it (a higher priority, or the same and
+ * a lower id); limit 0: any number may hold. First each other holder is
+ * asked of `pending` (its current priority, false: it no longer waits, and
+ * is dropped), so the holders are always jobs still pending. */
+extern bool rlft_may_hold(rlft_holders_t *holders, uint32_t id, uint32_t priority, uint32_t limit,
+			  bool (*pending)(uint32_t id, uint32_t *priority));
+
+/* The job holds (added, or its priority updated) / no longer holds. */
+extern void rlft_hold(rlft_holders_t *holders, uint32_t id, uint32_t priority);
+extern void rlft_unhold(rlft_holders_t *holders, uint32_t id);
+extern void rlft_holders_free(rlft_holders_t *holders);
 
 #endif
