@@ -39,7 +39,15 @@ def _mm(a, b, fmt="%.3f"):
     return (fmt % a) + " / " + (fmt % b)
 
 
+def _columns(fmt, rep):
+    """`fmt` with its policy column as wide as the longest name (a sweep
+    such as rlft-wait+ShapeHolds=1 is longer than 13)."""
+    wide = max([13] + [len(n) for n in rep["policies_order"]])
+    return fmt.replace("%-13s", "%%-%ds" % wide, 1)
+
+
 def _table(rep):
+    COLUMNS = _columns(globals()["COLUMNS"], rep)
     hdr = COLUMNS % ("policy", "jobs", "ok/fail/cn", "util", "wait avg", "wait p95", "makespan",
                      "HSD=1", "HSD alone", "HSD w/ neigh", "shared lnk")
     lines = [hdr, COLUMNS % ("", "", "", "", "", "", "", "alone", "mean / max", "mean / max",
@@ -60,6 +68,7 @@ def _table(rep):
 def _time_table(rep):
     """Turnaround, throughput and, with the runtime model, slowdown, the
     mean H the jobs ran at and the node-hours lost to congestion."""
+    TIME_COLUMNS = _columns(globals()["TIME_COLUMNS"], rep)
     hdr = TIME_COLUMNS % ("policy", "turnaround", "turnaround", "jobs/h", "slowdown",
                           "H run", "node-hours")
     lines = [hdr, TIME_COLUMNS % ("", "avg", "p95", "", "mean / p95 / max", "mean",
@@ -291,8 +300,10 @@ def write_report(sim, rep, jobs_by_policy, plots_ok):
     if plots_ok:
         w = rep["workload"]
         t = rep["fabric"]["tuple"]
+        # the tree's name from the report itself: --report-only has no fabric
+        tree = ("QFT of PGFT(%s)" if rep["fabric"].get("kind") == "qft" else "PGFT(%s)") % t
         title = sim.args.title or "%s%d hosts; %s, %s jobs, %gx" % (
-            sim.fabric.tree_name() + ", " if t else "", rep["fabric"]["hosts"],
+            tree + ", " if t else "", rep["fabric"]["hosts"],
             w.get("kind"), w.get("jobs"), rep["compress"])
         plots(rep, jobs_by_policy, sim.out, title)
     sys.stdout.write(txt)
