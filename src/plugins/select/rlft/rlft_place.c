@@ -627,15 +627,18 @@ static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t
 	/* ShapeHolds=: backfill cannot fill held nodes with jobs whose limits
 	 * look longer than the wait, so only the first waiting jobs hold;
 	 * the others still wait (RUN_NOW declines) but are planned as
-	 * cons_tres plans them (docs/sim.md runs 11-12) */
-	if (!rlft_may_hold(&holders, job_ptr->job_id, job_ptr->priority, rconf.shape_holds,
-			   _pending)) {
-		rlft_unhold(&holders, job_ptr->job_id);
-		log_flag(SELECT_TYPE, "%s: %pJ waits for a %s free in %.0f s without holding it: %u waiting jobs before it hold theirs",
-			 PFX, job_ptr, ahead.kind, at, rconf.shape_holds);
-		return RLFT_PASS;
+	 * cons_tres plans them (docs/sim.md runs 11-13); 0: all hold, and
+	 * no one is counted */
+	if (rconf.shape_holds) {
+		if (!rlft_may_hold(&holders, job_ptr->job_id, job_ptr->priority,
+				   rconf.shape_holds, _pending)) {
+			rlft_unhold(&holders, job_ptr->job_id);
+			log_flag(SELECT_TYPE, "%s: %pJ waits for a %s free in %.0f s without holding it: %u waiting jobs before it hold theirs",
+				 PFX, job_ptr, ahead.kind, at, rconf.shape_holds);
+			return RLFT_PASS;
+		}
+		rlft_hold(&holders, job_ptr->job_id, job_ptr->priority);
 	}
-	rlft_hold(&holders, job_ptr->job_id, job_ptr->priority);
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < ahead.count; k++)
 		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
