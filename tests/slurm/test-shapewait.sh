@@ -4,8 +4,8 @@
 # 11), on PGFT(2;4,4;1,4;1,1): 4 leaves L0-L3 of 4 hosts, positions p0-p3.
 # A 9-node job has a congestion-free shape only as 3 leaves x 3 common
 # positions. The wait is counted from the job's eligible time:
-#   0. The job (1-minute limit: a wait of 60 s) comes first, while F holds
-#      the 10 hosts R holds no shape in; then R1 (limit 1 min) takes L2
+#   0. The job (1-minute limit: a wait of 60 s) comes while F holds the 10
+#      hosts that Q and R1 leave; 5 s later R1 (limit 1 min) takes L2
 #      p0-p2. When F ends, R1's end frees the 3 x 3 shape within 60 s of
 #      now, but later than 60 s after the job became eligible: it starts
 #      now, not congestion-free.
