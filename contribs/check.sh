@@ -74,7 +74,7 @@ stage "make check-sim (contribs/sim/qft-sim on small front-end clusters)"
 make -C "$top/build/release$sfx" -s check-sim
 stage "make check-ib (OpenSM on ibsim)"
 make -C "$top/build/release$sfx" -s check-ib
-# 12 s per parser here (run.sh's default is 20): 20-30k runs each, and a
+# 12 s per parser here (run.sh's default is 20): 15-50k runs each, and a
 # minute of CI's 90 kept for the Slurm tests; QFT_FUZZ_SECONDS for longer
 stage "make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-12} s each)"
 make -C "$top/build/release$sfx" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-12}"
