@@ -20,7 +20,12 @@
 #      waits too, but with ShapeHolds=1 only the first holds its shape in
 #      backfill's plan.
 #   3. A slurmctld restart keeps R, Q and the waiting job.
-#   4. R ends (scancel): the job starts on the 3 x 3 shape, congestion-free.
+#   4. R ends (scancel): the job starts on the 3 x 3 shape, congestion-free;
+#      QFT_SHAPE_WAITED says how long it waited for it, from before the
+#      restart (the time is kept in slurmctld's job state).
+#   5. ShapeWaitFrom=decline (reconfigure): step 0 again, and now the job
+#      waits for R1's shape, since its wait counts from its first declined
+#      start, not from its eligible time.
 TEST_NAME=test-shapewait
 . "$(dirname "$0")/lib.sh"
 
@@ -48,20 +53,28 @@ state() { "$BIN/squeue" -h -j "$1" -o %T 2>/dev/null; }
 
 gone() { for _ in $(seq 1 20); do [ -z "$(state "$1")" ] || [ "$(state "$1")" = COMPLETED ] && break; sleep 0.5; done; }
 
+# step0: Q runs, F holds the 10 other hosts, c (9 nodes, 1 minute) waits
+# for nodes, R1 is backfilled 5 s later onto L2 p0-p2; then F ends.
+step0() {
+	F=$(submit 10 -w "$(hosts 0 1 2 4 5 6 11 13 14 15)" --time=10)
+	wait_running "$W" "$F"
+	c=$(submit 9 --time=1)
+	sleep 5 # R1 comes well after the job became eligible
+	R1=$(submit 3 -w "$(hosts 8 9 10)" --time=1)
+	wait_running "$W" "$R1"
+	expect_eq "the 1-minute job waits for nodes, R1 backfilled" "$(state "$c") $(state "$R1")" "PENDING RUNNING"
+	"$BIN/scancel" "$F"
+}
+
 # --- 0. the wait is counted from the job's eligible time ----------------------
 Q=$(submit 3 -w "$(hosts 3 7 12)" --time=60)
-F=$(submit 10 -w "$(hosts 0 1 2 4 5 6 11 13 14 15)" --time=10)
-wait_running "$W" "$Q" "$F"
-c=$(submit 9 --time=1)
-sleep 5 # R1 comes well after the job became eligible
-R1=$(submit 3 -w "$(hosts 8 9 10)" --time=1)
-wait_running "$W" "$R1"
-expect_eq "the 1-minute job waits for nodes, R1 backfilled" "$(state "$c") $(state "$R1")" "PENDING RUNNING"
-"$BIN/scancel" "$F"
+wait_running "$W" "$Q"
+step0
 wait_running "$W" "$c"
 expect_eq "F ended: R1's end is due within 60 s, beyond 60 s since eligible: starts now" \
 	"$(state "$c")" RUNNING
 expect_eq "it is not congestion-free" "$(env_of "$c" QFT_CONGESTION_FREE)" no
+expect_eq "and never waited for a shape: QFT_SHAPE_WAITED" "$(env_of "$c" QFT_SHAPE_WAITED)" ""
 "$BIN/scancel" "$c" "$R1"
 gone "$c"
 gone "$R1"
@@ -82,6 +95,7 @@ gone "$a"
 sleep 2
 
 # --- 2. the shape is due within the job's wait ------------------------------
+b_submitted=$(date +%s)
 b=$(submit 9 --time=10)
 b2=$(submit 9 --time=10)
 sleep 6 # two backfill cycles
@@ -107,12 +121,36 @@ sleep 4
 expect_eq "after the restart it still waits" "$(state "$b")" PENDING
 
 # --- 4. R ends -----------------------------------------------------------------
+r_cancelled=$(date +%s)
 "$BIN/scancel" "$R"
 wait_running "$W" "$b"
 expect_eq "R ended: the job runs" "$(state "$b")" RUNNING
 expect_eq "on the 3 x 3 shape" "$(job_nodes "$W" "$b")" "$want"
 expect_eq "QFT_SHAPE" "$(env_of "$b" QFT_SHAPE)" 3x3
 expect_eq "QFT_CONGESTION_FREE" "$(env_of "$b" QFT_CONGESTION_FREE)" yes
+waited=$(env_of "$b" QFT_SHAPE_WAITED)
+say "it waited ${waited:-?} s for its shape, $((r_cancelled - b_submitted)) s from its submission to R's end"
+check "QFT_SHAPE_WAITED counts from before the restart" \
+	test "${waited:-0}" -ge $((r_cancelled - b_submitted - 3))
+
+# --- 5. ShapeWaitFrom=decline ---------------------------------------------------
+"$BIN/scancel" "$b" "$b2"
+gone "$b"
+gone "$b2"
+printf 'ShapeWaitFrom=decline\n' >>"$W/etc/qft.conf" # the harness copied it there
+"$BIN/scontrol" reconfigure
+sleep 2
+check "select/rlft counts the wait from the first declined start" \
+	grep -q "wait for one 100% of the time limit from the first declined start" "$LOG"
+step0
+sleep 4 # two scheduling cycles after F ended
+expect_eq "F ended: R1's end is due within 60 s of the first decline: it waits" \
+	"$(state "$c")" PENDING
+"$BIN/scancel" "$R1"
+wait_running "$W" "$c"
+expect_eq "R1 ended: it runs on the 3 x 3 shape" "$(job_nodes "$W" "$c")" "$want"
+expect_eq "congestion-free" "$(env_of "$c" QFT_CONGESTION_FREE)" yes
+check "QFT_SHAPE_WAITED says it waited" test "$(env_of "$c" QFT_SHAPE_WAITED)" -ge 3
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 finish

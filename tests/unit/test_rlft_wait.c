@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* select/rlft's ShapeWait= arithmetic (src/plugins/select/rlft/rlft_wait.c):
- * how long a job may wait for a congestion-free shape, counted from its
- * eligible time, and when its node count first fits. */
+ * how long a job may wait for a congestion-free shape, counted from when
+ * its wait began (its eligible time or first declined start), and when its
+ * node count first fits. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,25 +33,26 @@ static void wait_from_limits(void **state)
 	assert_true(rlft_shape_wait(&j, 10, 300) == 300);
 }
 
-static void wait_counted_from_eligible(void **state)
+static void wait_counted_from_since(void **state)
 {
 	(void)state;
 	const time_t now = 1000000;
-	rlft_wait_job_t j = {.limit = 10, .eligible = now};
-	/* just eligible: the whole wait is left */
+	rlft_wait_job_t j = {.limit = 10, .since = now};
+	/* the wait just began: the whole of it is left */
 	assert_true(rlft_shape_left(&j, 600, now) == 600);
-	/* eligible 450 s ago: a shape due in more than 150 s is too late,
+	/* began 450 s ago: a shape due in more than 150 s is too late,
 	 * however many tests in between found one due within 600 s */
-	j.eligible = now - 450;
+	j.since = now - 450;
 	assert_true(rlft_shape_left(&j, 600, now) == 150);
-	j.eligible = now - 600;
+	j.since = now - 600;
 	assert_true(rlft_shape_left(&j, 600, now) <= 0);
-	j.eligible = now - 7200;
+	j.since = now - 7200;
 	assert_true(rlft_shape_left(&j, 600, now) <= 0);
-	/* unknown, or in the future (--begin): the whole wait */
-	j.eligible = 0;
+	/* not yet (never declined), or in the future (--begin): the whole
+	 * wait */
+	j.since = 0;
 	assert_true(rlft_shape_left(&j, 600, now) == 600);
-	j.eligible = now + 60;
+	j.since = now + 60;
 	assert_true(rlft_shape_left(&j, 600, now) == 600);
 }
 
@@ -119,7 +121,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wait_from_limits),
-		cmocka_unit_test(wait_counted_from_eligible),
+		cmocka_unit_test(wait_counted_from_since),
 		cmocka_unit_test(count_fits),
 		cmocka_unit_test(holders_first_k),
 	};

@@ -40,6 +40,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"RoundUp", S_P_UINT32},
 	{"ShapeWait", S_P_UINT32},
 	{"ShapeWaitMax", S_P_UINT32},
+	{"ShapeWaitFrom", S_P_STRING},
 	{"ShapeHolds", S_P_UINT32},
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
@@ -115,12 +116,14 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	static const char *const formats[] = {"json", "ibnetdiscover", NULL};
 	static const char *const remainders[] = {"exact", "reserve", NULL};
 	static const char *const shapes[] = {"products", "blocks", NULL};
-	int format = QFT_FORMAT_JSON, remainder = 0, shape = conf->products ? 0 : 1;
+	static const char *const wait_from[] = {"eligible", "decline", NULL};
+	int format = QFT_FORMAT_JSON, remainder = 0, shape = conf->products ? 0 : 1, from = 0;
 	int lid = conf->lid_choice;
 
 	if (_get_word(tbl, conf, "FabricFormat", formats, &format, why) ||
 	    _get_word(tbl, conf, "Remainder", remainders, &remainder, why) ||
 	    _get_word(tbl, conf, "Shapes", shapes, &shape, why) ||
+	    _get_word(tbl, conf, "ShapeWaitFrom", wait_from, &from, why) ||
 	    _get_word(tbl, conf, "LidChoice", qft_lid_words, &lid, why))
 		return SLURM_ERROR;
 	conf->lid_choice = lid;
@@ -128,6 +131,7 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	conf->format = format;
 	conf->reserve_remainder = remainder == 1;
 	conf->products = shape == 0;
+	conf->shape_wait_from_decline = from == 1;
 	s_p_get_string(&conf->host_name_regex, "HostNameRegex", tbl);
 	s_p_get_string(&conf->pattern, "Pattern", tbl);
 	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);

@@ -44,6 +44,8 @@ typedef struct {
 				     * limit it waits for a congestion-free
 				     * shape; default 0: never */
 	uint32_t shape_wait_max;    /* ShapeWaitMax=, seconds, 0: no cap */
+	bool shape_wait_from_decline; /* ShapeWaitFrom=eligible (default)|
+				       * decline: where the wait counts from */
 	uint32_t shape_holds;       /* ShapeHolds=, how many waiting jobs
 				     * hold nodes in backfill's plan (those
 				     * of highest priority); 0: all */

@@ -1,6 +1,6 @@
 /*****************************************************************************\
  *  rlft_jobs.c - ShapeWait='s view of slurmctld's job records (rlft_jobs.h):
- *  time limits, eligible times and the running jobs' end times, the
+ *  time limits, when a job's wait began and the running jobs' end times, the
  *  estimates slurmctld's backfill plans with too.
  *
  *  Copyright (C) 2026 slurm-qft developers.
@@ -17,6 +17,8 @@
 #include "src/common/slurm_xlator.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
@@ -25,6 +27,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "src/plugins/select/rlft/rlft_jobs.h"
+#include "src/plugins/select/rlft/rlft_lid.h"
 
 /* Minutes, 0 for Slurm's "none" (NO_VAL) and "unlimited" (INFINITE). */
 static uint32_t _minutes(uint32_t m)
@@ -32,7 +35,26 @@ static uint32_t _minutes(uint32_t m)
 	return m == NO_VAL || m == INFINITE ? 0 : m;
 }
 
-extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr)
+/* The first declined start, as seconds since the epoch, in the job's
+ * supplementary environment: slurmctld packs env_sup into its job state,
+ * so the time survives a restart (even a crash, once the state is saved)
+ * without a state file of ours; rlft_wait_ended removes it before the
+ * job runs. */
+#define WAIT_SINCE "QFT_SHAPE_WAIT_SINCE"
+
+static time_t _declined_at(const job_record_t *job_ptr)
+{
+	const char *v = job_ptr->details ? rlft_getenv(job_ptr, WAIT_SINCE) : NULL;
+	char *end;
+	long long t;
+
+	if (!v)
+		return 0;
+	t = strtoll(v, &end, 10);
+	return *end || t <= 0 ? 0 : (time_t) t;
+}
+
+extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline)
 {
 	const part_record_t *part = job_ptr->part_ptr;
 	const job_details_t *d = job_ptr->details;
@@ -42,9 +64,34 @@ extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr)
 		j.part_default = _minutes(part->default_time);
 		j.part_max = _minutes(part->max_time);
 	}
-	if (d)
-		j.eligible = d->begin_time ? d->begin_time : d->submit_time;
+	if (from_decline)
+		j.since = _declined_at(job_ptr);
+	else if (d)
+		j.since = d->begin_time ? d->begin_time : d->submit_time;
 	return j;
+}
+
+extern void rlft_declined(job_record_t *job_ptr, time_t now)
+{
+	char buf[32];
+
+	if (!job_ptr->details || _declined_at(job_ptr))
+		return;
+	snprintf(buf, sizeof(buf), "%lld", (long long) now);
+	rlft_setenv(job_ptr, WAIT_SINCE, buf);
+	last_job_update = now; /* slurmctld saves its job state after this */
+}
+
+extern void rlft_wait_ended(job_record_t *job_ptr, time_t now)
+{
+	time_t since = _declined_at(job_ptr);
+	char buf[32];
+
+	if (!since)
+		return;
+	rlft_unsetenv(job_ptr, WAIT_SINCE);
+	snprintf(buf, sizeof(buf), "%.0f", difftime(now, since) > 0 ? difftime(now, since) : 0.0);
+	rlft_setenv(job_ptr, "QFT_SHAPE_WAITED", buf);
 }
 
 typedef struct {

@@ -1,6 +1,6 @@
 /*****************************************************************************\
  *  rlft_jobs.h - what ShapeWait= reads of slurmctld's job records: a job's
- *  limits and eligible time, and when each host is free
+ *  limits and when its wait began, and when each host is free
  *  (docs/product-shapes.md section 11).
  *
  *  Copyright (C) 2026 slurm-qft developers.
@@ -9,6 +9,7 @@
 #ifndef QFT_SELECT_RLFT_JOBS_H
 #define QFT_SELECT_RLFT_JOBS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -18,9 +19,19 @@
 
 #include "src/plugins/select/rlft/rlft_wait.h"
 
-/* The job's limits (its own, its partition's) and its eligible time
- * (scontrol's EligibleTime; the submit time before it has one). */
-extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr);
+/* The job's limits (its own, its partition's) and when its wait began:
+ * its eligible time (scontrol's EligibleTime; the submit time before it
+ * has one), or with `from_decline` its first declined start (0: none
+ * yet). */
+extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline);
+
+/* A start of the job was declined for a shape at `now`: the first such
+ * time is kept in the job's own record, which slurmctld saves with the
+ * job, so that a restart keeps it. */
+extern void rlft_declined(job_record_t *job_ptr, time_t now);
+/* The job starts at `now`: QFT_SHAPE_WAITED tells it how long it waited
+ * for a shape since its first declined start (absent: it never did). */
+extern void rlft_wait_ended(job_record_t *job_ptr, time_t now);
 
 /* When each host is free, in seconds from `now`, for the hosts with
  * eligible[h]: 0 when its node is idle, else the latest end time of the

@@ -37,6 +37,8 @@ extern void rlft_tell_lids(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
 /* select/rlft's job environment (rlft_place.c). */
 extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value);
 extern void rlft_unsetenv(job_record_t *job_ptr, const char *name);
+/* NAME's value there, NULL if unset. */
+extern const char *rlft_getenv(const job_record_t *job_ptr, const char *name);
 /* With HostFileDir=, writes `text` to job_<id>.<suffix> there and sets
  * the job's `var` to its path (job_fini removes it); false without it or
  * on an error (logged). */

@@ -55,6 +55,7 @@
  */
 __attribute__((weak)) list_t *job_list;
 __attribute__((weak)) bitstr_t *idle_node_bitmap;
+__attribute__((weak)) time_t last_job_update; /* rlft_declined */
 
 static qft_fabric_t *fabric = NULL;   /* held->fabric */
 static rlft_holders_t holders;        /* waiting jobs holding nodes for a
@@ -241,11 +242,12 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_conf_free(&rconf);
 	rconf = *fresh_conf;
 	have_conf = true;
-	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s, remainder %s, ranking %s by %s",
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s%s, remainder %s, ranking %s by %s",
 	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
 	     lib->fabric_host_count(fabric),
 	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
 	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
+	     rconf.shape_wait && rconf.shape_wait_from_decline ? " from the first declined start" : "",
 	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
@@ -555,14 +557,15 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
  * ShapeWait= (docs/product-shapes.md section 11): the earliest
  * congestion-free shape for the job on the hosts the running jobs' ends
  * free, while the job may still wait for one (its wait counted from its
- * eligible time: rlft_shape_left). RET whether there is one: *ahead holds
+ * eligible time or, ShapeWaitFrom=decline, its first declined start:
+ * rlft_shape_left). RET whether there is one: *ahead holds
  * its hosts, *at when (seconds from now), *wait and *left the job's wait
  * in all and what is left of it.
  */
 static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
 			 double *wait, double *left, double *at, qft_placement_t *ahead)
 {
-	rlft_wait_job_t wj = rlft_wait_job_of(job_ptr);
+	rlft_wait_job_t wj = rlft_wait_job_of(job_ptr, rconf.shape_wait_from_decline);
 	time_t now = time(NULL);
 	size_t hosts = lib->fabric_host_count(fabric);
 	double *free_at, fits;
@@ -707,6 +710,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		qft_placement_t ahead;
 
 		if (_shape_ahead(job_ptr, &c, &a, &wait, &left, &at, &ahead) && at > 0) {
+			rlft_declined(job_ptr, time(NULL));
 			_wait_once(job_ptr, &ahead, at, wait, left);
 			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
 				 PFX, job_ptr, ahead.kind, at, rlft_usec_since(&t0));
@@ -792,6 +796,13 @@ extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *val
 	}
 	xrecalloc(d->env_sup, d->env_cnt + 1, sizeof(char *));
 	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
+}
+
+extern const char *rlft_getenv(const job_record_t *job_ptr, const char *name)
+{
+	int i = _env_index(job_ptr->details, name);
+
+	return i < 0 ? NULL : job_ptr->details->env_sup[i] + strlen(name) + 1;
 }
 
 extern void rlft_unsetenv(job_record_t *job_ptr, const char *name)
@@ -962,6 +973,8 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	struct timespec t0;
 
 	rlft_unhold(&holders, id);
+	if (job_ptr->details)
+		rlft_wait_ended(job_ptr, time(NULL));
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

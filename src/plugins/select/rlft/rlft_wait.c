@@ -40,7 +40,7 @@ extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
 
 extern double rlft_shape_left(const rlft_wait_job_t *job, double wait, time_t now)
 {
-	double waited = job->eligible ? difftime(now, job->eligible) : 0;
+	double waited = job->since ? difftime(now, job->since) : 0;
 
 	return waited > 0 ? wait - waited : wait;
 }

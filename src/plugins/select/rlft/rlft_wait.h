@@ -20,7 +20,9 @@ typedef struct {
 	uint32_t limit;        /* the job's --time */
 	uint32_t part_default; /* its partition's DefaultTime */
 	uint32_t part_max;     /* its partition's MaxTime */
-	time_t eligible;       /* when it became eligible to start (0: unknown) */
+	time_t since;          /* when its wait began to count: its eligible
+				* time, or with ShapeWaitFrom=decline its
+				* first declined start (0: not yet) */
 } rlft_wait_job_t;
 
 /* Seconds the job may wait for a congestion-free shape, in all: ShapeWait=
@@ -31,10 +33,10 @@ extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
 			      uint32_t shape_wait_max);
 
 /* Seconds from `now` within which a shape must come for the job to wait
- * for it: `wait` counted from its eligible time, so that waiting for
- * shapes never delays a start past eligible + wait, whatever the tests in
- * between saw (and a restart of slurmctld keeps that: the eligible time is
- * in its state). <= 0: the job may wait no longer. */
+ * for it: `wait` counted from job->since, so that waiting for shapes
+ * never delays a start past since + wait, whatever the tests in between
+ * saw (and a restart of slurmctld keeps that: both times are in its job
+ * state). <= 0: the job may wait no longer. */
 extern double rlft_shape_left(const rlft_wait_job_t *job, double wait, time_t now);
 
 /* The time by which `count` of the eligible hosts are free (seconds from
