@@ -23,7 +23,9 @@
 # Everything lives under the work dir: slurm.conf, munge key and socket,
 # state, spool, logs, pid files and client wrappers (<workdir>/bin/sinfo,
 # sbatch, srun, scontrol, squeue, ...: they set SLURM_CONF and
-# LD_LIBRARY_PATH; with --real-nodes they unset LD_LIBRARY_PATH).
+# LD_LIBRARY_PATH; with --real-nodes they unset LD_LIBRARY_PATH), except
+# the munge socket and slurmd's spool of a work dir too deep for a Unix
+# socket's path: those go to /tmp/qft-munge-* and /tmp/qft-spool-*.
 # /etc/slurm and the system munged are never used.
 #
 # Options of start (each also has an environment variable):
@@ -651,6 +653,19 @@ export PATH='$BIN':\$PATH
 EOF
 }
 
+# set_spool: SPOOL, slurmd's spool dir. slurmstepd makes a socket there,
+# <SPOOL>/slurmd.<node>/<node>_<job>.<step>, whose path must fit in
+# sun_path (107 characters, with a job id up to 8 digits and a step id up
+# to 10): a deeper work dir gets one under /tmp, as munged's socket does.
+set_spool() {
+    local n longest=5 # qftfe
+    for n in "${REAL_NODE_LIST[@]}"; do [ ${#n} -le $longest ] || longest=${#n}; done
+    SPOOL=$W/spool
+    if [ $(( ${#SPOOL} + 8 + 2 * longest + 2 + 8 + 1 + 10 )) -gt 107 ]; then
+        SPOOL=/tmp/qft-spool-$(printf '%s' "$W" | cksum | cut -d' ' -f1)
+    fi
+}
+
 setup_munge() {
     MUNGE_DIR=$W/munge
     # the socket path must fit in sun_path (108 bytes)
@@ -722,11 +737,12 @@ write_conf() {
     # slurmd's spool dir (%n is the front-end name) must exist before it
     # starts, or it logs errors about its socket dir and hwloc file
     mkdir -p "$ETC" "$W/state"
+    [ "$SPOOL" = "$W/spool" ] || log "slurmd spool dir $SPOOL: $W is too deep for slurmstepd's socket paths"
     if [ "$HARNESS_MODE" = real ]; then
         local n
-        for n in "${REAL_NODE_LIST[@]}"; do mkdir -p "$W/spool/slurmd.$n"; done
+        for n in "${REAL_NODE_LIST[@]}"; do mkdir -p "$SPOOL/slurmd.$n"; done
     else
-        mkdir -p "$W/spool/slurmd.qftfe"
+        mkdir -p "$SPOOL/slurmd.qftfe"
     fi
     : > "$ETC/plugstack.conf"
     local f
@@ -749,7 +765,7 @@ AuthInfo=socket=$MUNGE_SOCKET
 PluginDir=$plugindir
 PlugStackConfig=$ETC/plugstack.conf
 StateSaveLocation=$W/state
-SlurmdSpoolDir=$W/spool/slurmd.%n
+SlurmdSpoolDir=$SPOOL/slurmd.%n
 SlurmctldPidFile=$RUN/slurmctld.slurmpid
 SlurmdPidFile=$RUN/slurmd.%n.slurmpid
 SlurmctldLogFile=$LOGDIR/slurmctld.log
@@ -882,7 +898,8 @@ do_start() {
     local t0 tstart
     tstart=$(date +%s.%N)
     # fresh state, logs and pid files every start
-    rm -rf "$W/state" "$W/spool" "$LOGDIR" "$RUN" "$ETC" "$BIN"
+    set_spool
+    rm -rf "$W/state" "$W/spool" "$SPOOL" "$LOGDIR" "$RUN" "$ETC" "$BIN"
     mkdir -p "$LOGDIR" "$RUN"
     if [ "$HARNESS_MODE" = real ]; then
         pick_ports $(( 1 + ${#REAL_NODE_LIST[@]} ))

@@ -19,7 +19,7 @@ from qftsim.cluster import (choose_record, env_dump_command, job_env, rlft_log, 
                             parse_jobcomp_line)
 from qftsim.metrics import placement_kind  # noqa: E402
 from qftsim.common import SimError  # noqa: E402
-from qftsim.replay import node_range, policy_conf  # noqa: E402
+from qftsim.replay import PolicyRun, node_range, policy_conf  # noqa: E402
 
 REC = ("JobId=%d UserId=root(0) GroupId=root(0) Name=s%05d JobState=%s Partition=all "
        "TimeLimit=1 StartTime=2026-11-23T10:00:0%d EndTime=2026-11-23T10:00:09 "
@@ -113,6 +113,30 @@ class TestPolicyConf(unittest.TestCase):
                     "rlft-wait+=3", "rlft-wait+Shape Wait=3"):
             with self.assertRaises(SimError, msg=bad):
                 policy_conf(bad)
+
+
+class TestRequeued(unittest.TestCase):
+    """A policy whose jobs cannot launch (slurmctld requeues them) stops
+    with an error instead of polling until its timeout."""
+
+    class Run:
+        policy = "p"
+        REQUEUED_MAX = PolicyRun.REQUEUED_MAX
+        check_requeued = PolicyRun.check_requeued
+
+        def __init__(self):
+            self.ran, self.requeued = set(), set()
+            self.cluster = type("C", (), {"work": "/w"})()
+
+    def test_requeues_stop_the_run(self):
+        r = self.Run()
+        r.check_requeued({1: ("PENDING", 4), 2: ("RUNNING", 2), 3: ("COMPLETED", 1)})
+        r.check_requeued({1: ("RUNNING", 4), 2: ("COMPLETED", 2), 3: ("COMPLETED", 1)})
+        self.assertEqual(r.requeued, set())  # pending, then running, then done: fine
+        r.check_requeued({1: ("PENDING", 4), 4: ("CONFIGURING", 2), 5: ("RUNNING", 2)})
+        self.assertEqual(r.requeued, {1})
+        with self.assertRaisesRegex(SimError, "3 jobs went back to PENDING .*see /w/log"):
+            r.check_requeued({1: ("PENDING", 4), 4: ("PENDING", 2), 5: ("PENDING", 2)})
 
 
 if __name__ == "__main__":

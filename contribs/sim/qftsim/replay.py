@@ -321,6 +321,24 @@ class PolicyRun:
                 log("%s: job %d is LOST (unknown to slurmctld, no jobcomp record)"
                     % (self.policy, jid))
 
+    # Jobs back in PENDING after they ran: slurmctld requeues a job whose
+    # launch failed (no policy here preempts or requeues), and a few of
+    # them mean none can run; see the cluster's slurmd log.
+    REQUEUED_MAX = 3
+
+    def check_requeued(self, queue):
+        for jid, (state, _) in queue.items():
+            if state == "PENDING":
+                if jid in self.ran:
+                    self.requeued.add(jid)
+            elif state not in FINAL:
+                self.ran.add(jid)
+        if len(self.requeued) >= self.REQUEUED_MAX:
+            raise SimError("policy %s: %d jobs went back to PENDING after they started: "
+                           "their launch failed (see %s)"
+                           % (self.policy, len(self.requeued),
+                              os.path.join(self.cluster.work, "log")))
+
     def progress(self, queue, force=False):
         now = time.time()
         tty = sys.stderr.isatty()
@@ -422,6 +440,7 @@ class PolicyRun:
         self.t_start = time.time()
         self.t0 = math.floor(self.t_start)
         self.last_progress = 0.0
+        self.ran, self.requeued = set(), set()
         self.last_submit = self.t_start
         planned = sim.jobs[-1].arrival / sim.compress
         longest = max(max(sim.args.min_sleep, j.runtime / sim.compress) for j in sim.jobs)
@@ -443,6 +462,7 @@ class PolicyRun:
                 if q is not None:
                     queue = q
                     self.check_lost(queue)
+                    self.check_requeued(queue)
                     if self.live:
                         self.live.slurm_end(self.ended_early(queue))
                 self.progress(queue)
