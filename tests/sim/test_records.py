@@ -104,7 +104,8 @@ class TestPolicyConf(unittest.TestCase):
         # a key the policy has is replaced, a new one added
         self.assertEqual(c["qft_conf"], ["Shapes=products", "ShapeWait=25", "RoundUp=5"])
         self.assertEqual(c["select"], "select/rlft")
-        self.assertIn("ShapeWait=25 RoundUp=5", c["label"])
+        self.assertEqual(c["label"], "select/rlft (Shapes=products ShapeWait=25 RoundUp=5) + topology/qft")
+        self.assertEqual(policy_conf("rlft+ShapeWait=5")["label"], "select/rlft + topology/qft, ShapeWait=5")
         # the table is not changed by a sweep
         self.assertEqual(policy_conf("rlft-wait")["qft_conf"], ["Shapes=products", "ShapeWait=100"])
 

@@ -84,7 +84,13 @@ def policy_conf(name):
                 name, line))
         qft_conf = [l for l in qft_conf if l.partition("=")[0].lower() != key.lower()]
         qft_conf.append(line)
-    return dict(conf, qft_conf=qft_conf, label="%s, %s" % (conf["label"], " ".join(lines)))
+    # the label lists the qft.conf lines in brackets: the swept ones there
+    was = "(%s)" % " ".join(conf["qft_conf"])
+    if conf["qft_conf"] and was in conf["label"]:
+        label = conf["label"].replace(was, "(%s)" % " ".join(qft_conf))
+    else:
+        label = "%s, %s" % (conf["label"], " ".join(lines))
+    return dict(conf, qft_conf=qft_conf, label=label)
 
 
 def node_range(size, pct):
