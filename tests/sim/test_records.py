@@ -136,8 +136,12 @@ class TestRequeued(unittest.TestCase):
         self.assertEqual(r.requeued, set())  # pending, then running, then done: fine
         r.check_requeued({1: ("PENDING", 4), 4: ("CONFIGURING", 2), 5: ("RUNNING", 2)})
         self.assertEqual(r.requeued, {1})
-        with self.assertRaisesRegex(SimError, "3 jobs went back to PENDING .*see /w/log"):
-            r.check_requeued({1: ("PENDING", 4), 4: ("PENDING", 2), 5: ("PENDING", 2)})
+        ran = {j: ("RUNNING", 1) for j in range(10, 19)}
+        r.check_requeued(ran)
+        r.check_requeued({j: ("PENDING", 1) for j in range(10, 18)})
+        self.assertEqual(len(r.requeued), 9)  # below the limit: goes on
+        with self.assertRaisesRegex(SimError, "10 jobs went back to PENDING .*see /w/log"):
+            r.check_requeued({j: ("PENDING", 1) for j in range(10, 19)})
 
 
 if __name__ == "__main__":

@@ -328,9 +328,10 @@ class PolicyRun:
                     % (self.policy, jid))
 
     # Jobs back in PENDING after they ran: slurmctld requeues a job whose
-    # launch failed (no policy here preempts or requeues), and a few of
-    # them mean none can run; see the cluster's slurmd log.
-    REQUEUED_MAX = 3
+    # launch failed (no policy here preempts or requeues); a launch cut by
+    # --kill-ctld-at may be one, ten mean none can run (see the cluster's
+    # slurmd log).
+    REQUEUED_MAX = 10
 
     def check_requeued(self, queue):
         for jid, (state, _) in queue.items():
