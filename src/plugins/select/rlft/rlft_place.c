@@ -973,8 +973,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	struct timespec t0;
 
 	rlft_unhold(&holders, id);
-	if (job_ptr->details)
-		rlft_wait_ended(job_ptr, time(NULL));
+	rlft_wait_ended(job_ptr, time(NULL));
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
