@@ -14,7 +14,7 @@
 // each start (lib/place/links.hpp, the count qft-sim's scorer gives), the
 // kinds of placement, utilisation and mean wait.
 //
-//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR [LIMIT_S]]]]]
+//   bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR [LIMIT_S [SHARED_MAX]]]]]]
 //
 // HOLD_S > 0: a multi-node job whose placement is not congestion-free
 // waits up to HOLD_S seconds (while anything runs) for one that is; it
@@ -36,6 +36,12 @@
 // LIMIT_S ends before the head's start; jobs still end at their runtime.
 // LIMIT_S < 0: each job's limit is -LIMIT_S times its runtime (users who
 // overestimate by that factor).
+//
+// The Isolate settings show what keeping jobs apart on the fabric costs: a
+// multi-node job starts only on a candidate that shares at most SHARED_MAX
+// (default 0) switch links with the running jobs (LinkUse, as the placer
+// counts them; the best ranked such candidate among those the placer
+// considered), else it waits, behind the head as at the head.
 #include <jansson.h>
 
 #include <algorithm>
@@ -52,6 +58,7 @@
 #include "lib/common/error.hpp"
 #include "lib/place/links.hpp"
 #include "lib/place/placement.hpp"
+#include "lib/place/shape.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/tree/generate.hpp"
 #include "lib/tree/tree.hpp"
@@ -92,6 +99,10 @@ struct Setting {
 	uint32_t round_up;
 	Remainder remainder;
 	bool reserve_shape = false;
+	// A multi-node job starts only on hosts whose switch links no running
+	// job uses (the best ranked such candidate the placer considered),
+	// else it waits: what keeping every job link-disjoint costs.
+	bool isolate = false;
 };
 
 struct Figures {
@@ -104,8 +115,9 @@ class Stream {
 public:
 	Stream(const Tree &t, const Router &r, const Fabric &f, const Setting &s,
 	       const std::vector<StreamJob> &jobs, double range_pct, double hold, double reserve,
-	       double near, double limit)
-		: t_(t), jobs_(jobs), range_(range_pct), hold_(hold),
+	       double near, double limit, size_t shared_max)
+		: t_(t), jobs_(jobs), isolate_(s.isolate), shared_max_(shared_max),
+		  range_(range_pct), hold_(hold),
 		  reserve_(s.reserve_shape ? reserve : -1), near_(near), limit_(limit),
 		  links_(t.pgft()),
 		  free_(f.hosts().size())
@@ -186,6 +198,15 @@ private:
 		if (hold_ > 0 && p.chosen.hosts.size() > 1 && !p.chosen.congestion_free &&
 		    now - jobs_[j].arrival < hold_ && !running_.empty())
 			return false;
+		if (isolate_ && p.chosen.hosts.size() > 1 && p.chosen.shared > shared_max_) {
+			auto alone = std::find_if(p.considered.begin(), p.considered.end(),
+						  [&](const Candidate &c) { return c.shared <= shared_max_; });
+			if (alone == p.considered.end())
+				return false;
+			p.chosen = *alone;
+			// the placer proves its first choice only; the fabric is complete
+			p.chosen.congestion_free = congestion_free_hosts(t_.pgft(), indexes(p.chosen.hosts));
+		}
 		commit(j, now, p);
 		return true;
 	}
@@ -322,6 +343,8 @@ private:
 
 	const Tree &t_;
 	const std::vector<StreamJob> &jobs_;
+	const bool isolate_;
+	const size_t shared_max_; // Isolate: the links a start may share
 	double range_, hold_, reserve_; // reserve_ < 0: no ReserveShape
 	double near_;                   // ReserveShape behind the head
 	double limit_;                  // > 0: every job's time limit, as the rules see it;
@@ -342,7 +365,8 @@ private:
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S [RESERVE_S [NEAR [LIMIT_S]]]]]\n");
+		std::fprintf(stderr, "usage: bench_stream TUPLE WORKLOAD.json [NODE_RANGE_PCT [HOLD_S "
+				     "[RESERVE_S [NEAR [LIMIT_S [SHARED_MAX]]]]]]\n");
 		return 2;
 	}
 	Fabric f = generate_pgft(Pgft::parse(argv[1]), GenOptions());
@@ -354,12 +378,14 @@ int main(int argc, char **argv)
 	const double reserve = argc > 5 ? std::atof(argv[5]) : 7200;
 	const double near = argc > 6 ? std::atof(argv[6]) : 0.5;
 	const double limit = argc > 7 ? std::atof(argv[7]) : 0;
+	const size_t shared_max = argc > 8 ? size_t(std::atol(argv[8])) : 0;
 	std::printf("qft bench: %zu jobs of %s on PGFT(%s), %zu hosts, node range %.0f%%, hold %.0f s, "
-		    "ReserveShape within %.0f s, near %.2f x %s\n",
+		    "ReserveShape within %.0f s, near %.2f x %s; Isolate shares at most %zu links\n",
 		    jobs.size(), argv[2], argv[1], f.hosts().size(), range, hold, reserve, near,
 		    limit > 0   ? cat("a time limit of ", limit, " s for every job").c_str()
 		    : limit < 0 ? cat("a time limit of ", -limit, " x runtime").c_str()
-				: "runtime");
+				: "runtime",
+		    shared_max);
 	std::printf("%-34s %7s %9s %6s %9s %8s  kinds of multi-node jobs\n", "setting", "HSD=1",
 		    "shared", "util", "wait", "place");
 	const Setting settings[] = {
@@ -369,9 +395,12 @@ int main(int argc, char **argv)
 		{"Shapes=products RoundUp=5 reserve", true, 5, Remainder::reserve},
 		{"Shapes=blocks ReserveShape", false, 0, Remainder::exact, true},
 		{"Shapes=products ReserveShape", true, 0, Remainder::exact, true},
+		{"Shapes=blocks Isolate", false, 0, Remainder::exact, false, true},
+		{"Shapes=products Isolate", true, 0, Remainder::exact, false, true},
+		{"Shapes=products RoundUp=5 Isolate", true, 5, Remainder::exact, false, true},
 	};
 	for (const Setting &s : settings) {
-		Figures fg = Stream(t, r, f, s, jobs, range, hold, reserve, near, limit).run();
+		Figures fg = Stream(t, r, f, s, jobs, range, hold, reserve, near, limit, shared_max).run();
 		std::string kinds;
 		for (const auto &[k, n] : fg.kinds)
 			kinds += " " + k + " " + std::to_string(n);
