@@ -531,6 +531,10 @@ qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_
 				      required_count, out, err);
 }
 
+} // extern "C"
+
+// C++ helpers of the placer's entry points: outside extern "C", so that
+// they may return C++ types (clang's -Wreturn-type-c-linkage).
 namespace {
 
 // Points `out` at `t`, whose placement t.p is set.
@@ -560,10 +564,6 @@ void tell_placement(told_placement &t, qft_placement_t *out)
 	out->shared_links = p.chosen.shared;
 }
 
-} // namespace
-
-namespace {
-
 // The request of qft_placer_place_range() and qft_placer_shape_ahead().
 qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 				 const uint8_t *eligible, const uint8_t *busy,
@@ -591,6 +591,8 @@ qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes,
 }
 
 } // namespace
+
+extern "C" {
 
 qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 				    const uint8_t *eligible, const uint8_t *busy,
