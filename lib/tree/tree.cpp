@@ -3,11 +3,67 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "lib/common/error.hpp"
 #include "lib/tree/qft_wiring.hpp"
 
 namespace qft {
+
+namespace {
+
+struct UpCable {
+	unsigned port; // its number within its node
+	PortIdx pi;
+	unsigned parent_digit; // b_{l+1} of the parent
+	unsigned k;            // which of the p_{l+1} parallel links
+};
+
+// cables[node]: one level's up-cables, each node's in port order, k its
+// rank among the node's cables to that parent. Where a node has fewer than
+// p cables to a parent, gives each remaining cable the k that the nodes
+// with all p cables give its port number, when they all agree on it and
+// the remaining cables get distinct ones; else leaves the ranks.
+void keep_parallel_indexes(std::vector<std::vector<UpCable>> &cables, unsigned p)
+{
+	std::map<unsigned, unsigned> k_of_port; // from complete groups
+	std::set<unsigned> disputed;
+	auto groups = [](const std::vector<UpCable> &node) {
+		std::map<unsigned, std::vector<size_t>> by_parent;
+		for (size_t i = 0; i < node.size(); i++)
+			by_parent[node[i].parent_digit].push_back(i);
+		return by_parent;
+	};
+	for (const std::vector<UpCable> &node : cables)
+		for (const auto &[digit, group] : groups(node)) {
+			if (group.size() != p)
+				continue;
+			for (size_t i : group) {
+				auto [it, fresh] = k_of_port.emplace(node[i].port, node[i].k);
+				if (!fresh && it->second != node[i].k)
+					disputed.insert(node[i].port);
+			}
+		}
+	for (std::vector<UpCable> &node : cables)
+		for (const auto &[digit, group] : groups(node)) {
+			if (group.size() == p)
+				continue;
+			std::vector<unsigned> ks;
+			for (size_t i : group) {
+				auto it = k_of_port.find(node[i].port);
+				if (it == k_of_port.end() || disputed.count(node[i].port) ||
+				    std::find(ks.begin(), ks.end(), it->second) != ks.end())
+					break;
+				ks.push_back(it->second);
+			}
+			if (ks.size() != group.size())
+				continue; // no agreement: port order
+			for (size_t j = 0; j < group.size(); j++)
+				node[group[j]].k = ks[j];
+		}
+}
+
+} // namespace
 
 std::string Tree::position_label(unsigned level, uint64_t index) const
 {
@@ -90,17 +146,27 @@ Tree Tree::from_fabric(const Fabric &fabric)
 	// up-port q = b_{l+1} + k w_{l+1} (seed 000 IV-B). On a QFT's
 	// side-linked level, one cable to each parent of the lower node's
 	// group, k = b_{l+2} mod p_{l+1} (lib/tree/qft_wiring.hpp).
+	//
+	// A node that lost some of its parallel cables to a parent keeps the
+	// k of each remaining one when the complete nodes of its level agree
+	// on the k of that port number: the cut cable is then the missing
+	// one, and the destinations that D-Mod-K sent over the remaining
+	// cables stay on them. Numbered in port order instead, the remaining
+	// cable would take the cut one's k, and the destinations of both
+	// would move.
 	const char *rule = t.qft() ? "QFT" : "PGFT";
+	using Cable = UpCable;
 	for (unsigned l = 0; l < h; l++) {
 		unsigned up = g.up_ports(l), wl = g.w(l + 1), pl = g.p(l + 1);
 		const bool side = t.qft() && qft_side_linked(g, l + 1);
+		std::vector<std::vector<Cable>> cables(g.nodes_at(l));
 		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
 			NodeId id = t.nodes_[l][idx];
 			if (id == kNone)
 				continue;
 			const Node &n = fabric.node(id);
 			std::vector<unsigned> a = g.digits(l, idx);
-			std::map<unsigned, unsigned> links_to; // b_{l+1} -> k
+			std::map<unsigned, unsigned> links_to; // b_{l+1} -> cables so far
 			for (unsigned pn = 0; pn < n.num_ports; pn++) {
 				PortIdx pi = n.first_port + pn;
 				PortIdx peer = fabric.port(pi).peer;
@@ -127,8 +193,19 @@ Tree Tree::from_fabric(const Fabric &fabric)
 					     side ? "1" : cat("p", l + 1, " = ", pl), " cable",
 					     side ? "" : "s", " to ",
 					     fabric.node_label(fabric.port(peer).node));
-				t.up_[l][idx * up + b[l] + k * wl] = pi;
+				if (side)
+					t.up_[l][idx * up + b[l] + k * wl] = pi;
+				cables[idx].push_back({pn, pi, b[l], k});
 			}
+		}
+		if (!side && pl > 1)
+			keep_parallel_indexes(cables, pl);
+		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
+			if (t.nodes_[l][idx] == kNone)
+				continue;
+			if (!side)
+				for (const Cable &c : cables[idx])
+					t.up_[l][idx * up + c.parent_digit + c.k * wl] = c.pi;
 			for (unsigned q = 0; q < up; q++)
 				if (t.up_[l][idx * up + q] == kNone)
 					t.missing_.push_back({l, idx, q});

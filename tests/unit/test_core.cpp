@@ -165,6 +165,51 @@ void tree_lists_missing_cables(void **)
 		assert_int_equal(r.path(0, d, 0, links), 4);
 }
 
+// A cut parallel cable is the one missing: the cables left to that parent
+// keep their parallel index (the k their port numbers have on the leaves
+// with all their cables), so only the pairs routed over the cut cable
+// move. Numbered in port order, the cable after a cut one took its index
+// and the pairs of both moved.
+void cut_parallel_cable_keeps_the_others(void **)
+{
+	const char *tuple = "2;6,6;1,3;1,2"; // each leaf: 2 cables to each of 3 spines
+	Fabric whole = generate_pgft(Pgft::parse(tuple), GenOptions());
+	Tree tw = Tree::from_fabric(whole);
+	DModK rw(whole, tw);
+	const size_t hosts = whole.hosts().size();
+	size_t checked = 0;
+	for (size_t cut = hosts; cut < hosts + 6; cut++) { // leaf 0's up-cables
+		Fabric f = degraded(tuple, {cut});
+		Tree t = Tree::from_fabric(f);
+		assert_int_equal(t.missing().size(), 1);
+		const MissingCable m = t.missing()[0];
+		assert_int_equal(m.level, 1);
+		assert_int_equal(m.index, 0);
+		// the missing slot is the cable that was cut
+		const PortIdx lost = tw.up_port(1, 0, m.up_port);
+		assert_string_equal(f.port_label(lost).c_str(), whole.port_label(lost).c_str());
+		if (f.port(lost).peer != kNone)
+			fail_msg("cable %zu cut: up-port %u of the leaf is missing, but its cable %s is there",
+				 cut, m.up_port, f.port_label(lost).c_str());
+		const PortIdx lost_down = whole.port(lost).peer; // the spine's end
+		DModK r(f, t);
+		size_t moved = 0, over_lost = 0;
+		for (HostOrd s = 0; s < hosts; s++)
+			for (HostOrd d = 0; d < hosts; d++) {
+				PortIdx links[kMaxPathLinks];
+				const unsigned n = rw.path(s, d, 0, links);
+				over_lost += std::find(links, links + n, lost) != links + n ||
+					     std::find(links, links + n, lost_down) != links + n;
+				moved += path_text(rw, s, d, 0) != path_text(r, s, d, 0);
+			}
+		assert_true(over_lost > 0);
+		if (moved != over_lost)
+			fail_msg("cable %zu cut: %zu pairs moved, %zu crossed it", cut, moved, over_lost);
+		checked++;
+	}
+	assert_int_equal(checked, 6);
+}
+
 // One fallback rule: D-Mod-K's paths on a fabric with missing cables are
 // the paths of the tables it exports (qft lft), pair by pair, offset by
 // offset; a single missing cable leaves every pair routable.
@@ -801,6 +846,7 @@ int main(void)
 		cmocka_unit_test(generator_follows_connection_rule),
 		cmocka_unit_test(tree_rejects_two_nodes_at_one_position),
 		cmocka_unit_test(tree_lists_missing_cables),
+		cmocka_unit_test(cut_parallel_cable_keeps_the_others),
 		cmocka_unit_test(degraded_routes_match_their_tables),
 		cmocka_unit_test(host_without_position_is_unroutable),
 		cmocka_unit_test(dmodk_route_digits),
