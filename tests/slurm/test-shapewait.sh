@@ -25,7 +25,8 @@
 #      restart (the time is kept in slurmctld's job state).
 #   5. ShapeWaitFrom=decline (reconfigure): step 0 again, and now the job
 #      waits for R1's shape, since its wait counts from its first declined
-#      start, not from its eligible time.
+#      start, not from its eligible time. slurmctld is SIGKILLed while it
+#      waits: the first decline's time is in the state file already.
 TEST_NAME=test-shapewait
 . "$(dirname "$0")/lib.sh"
 
@@ -146,11 +147,21 @@ step0
 sleep 4 # two scheduling cycles after F ended
 expect_eq "F ended: R1's end is due within 60 s of the first decline: it waits" \
 	"$(state "$c")" PENDING
+sleep 3 # slurmctld writes its state file at most 5 s after it is asked to
+killed=$(date +%s)
+"$HARNESS" restart -w "$W" --kill >/dev/null 2>&1 &&
+	ok "slurmctld killed (SIGKILL) and started again" || bad "restart --kill failed"
+sleep 3
+expect_eq "after the crash it still waits" "$(state "$c")" PENDING
+r1_cancelled=$(date +%s)
 "$BIN/scancel" "$R1"
 wait_running "$W" "$c"
 expect_eq "R1 ended: it runs on the 3 x 3 shape" "$(job_nodes "$W" "$c")" "$want"
 expect_eq "congestion-free" "$(env_of "$c" QFT_CONGESTION_FREE)" yes
-check "QFT_SHAPE_WAITED says it waited" test "$(env_of "$c" QFT_SHAPE_WAITED)" -ge 3
+waited=$(env_of "$c" QFT_SHAPE_WAITED)
+say "it waited ${waited:-?} s for its shape; slurmctld was killed $((r1_cancelled - killed)) s before R1's end"
+check "QFT_SHAPE_WAITED counts from the first decline, before the crash" \
+	test "${waited:-0}" -ge $((r1_cancelled - killed + 3))
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 finish

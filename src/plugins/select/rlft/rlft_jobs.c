@@ -29,6 +29,12 @@
 #include "src/plugins/select/rlft/rlft_jobs.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 
+/*
+ * slurmctld's (src/slurmctld/state_save.h): weak, so that slurmd and srun,
+ * which load select plugins too and have no state to save, still load it.
+ */
+extern void schedule_job_save(void) __attribute__((weak));
+
 /* Minutes, 0 for Slurm's "none" (NO_VAL) and "unlimited" (INFINITE). */
 static uint32_t _minutes(uint32_t m)
 {
@@ -79,7 +85,14 @@ extern void rlft_declined(job_record_t *job_ptr, time_t now)
 		return;
 	snprintf(buf, sizeof(buf), "%lld", (long long) now);
 	rlft_setenv(job_ptr, WAIT_SINCE, buf);
-	last_job_update = now; /* slurmctld saves its job state after this */
+	last_job_update = now;
+	/*
+	 * A decline is no event of slurmctld's: without this the time would
+	 * reach the state file only with the next job event or the periodic
+	 * save (5 min), and a crash before that would restart the wait.
+	 */
+	if (schedule_job_save)
+		schedule_job_save();
 }
 
 extern void rlft_wait_ended(job_record_t *job_ptr, time_t now)
