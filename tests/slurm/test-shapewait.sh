@@ -25,8 +25,9 @@
 #      restart (the time is kept in slurmctld's job state).
 #   5. ShapeWaitFrom=decline (reconfigure): step 0 again, and now the job
 #      waits for R1's shape, since its wait counts from its first declined
-#      start, not from its eligible time. slurmctld is SIGKILLed while it
-#      waits: the first decline's time is in the state file already.
+#      start, not from its eligible time (the job asks -N 8-9 -n 9).
+#      slurmctld is SIGKILLed while it waits: the first decline's time is
+#      in the state file already.
 TEST_NAME=test-shapewait
 . "$(dirname "$0")/lib.sh"
 
@@ -54,12 +55,13 @@ state() { "$BIN/squeue" -h -j "$1" -o %T 2>/dev/null; }
 
 gone() { for _ in $(seq 1 20); do [ -z "$(state "$1")" ] || [ "$(state "$1")" = COMPLETED ] && break; sleep 0.5; done; }
 
-# step0: Q runs, F holds the 10 other hosts, c (9 nodes, 1 minute) waits
-# for nodes, R1 is backfilled 5 s later onto L2 p0-p2; then F ends.
+# step0 [NODES [SBATCH OPTION...]]: Q runs, F holds the 10 other hosts,
+# c (9 nodes, or -N NODES and the options; 1 minute) waits for nodes, R1
+# is backfilled 5 s later onto L2 p0-p2; then F ends.
 step0() {
 	F=$(submit 10 -w "$(hosts 0 1 2 4 5 6 11 13 14 15)" --time=10)
 	wait_running "$W" "$F"
-	c=$(submit 9 --time=1)
+	c=$(submit "${1:-9}" "${@:2}" --time=1)
 	sleep 5 # R1 comes well after the job became eligible
 	R1=$(submit 3 -w "$(hosts 8 9 10)" --time=1)
 	wait_running "$W" "$R1"
@@ -143,7 +145,7 @@ printf 'ShapeWaitFrom=decline\n' >>"$W/etc/qft.conf" # the harness copied it the
 sleep 2
 check "select/rlft counts the wait from the first declined start" \
 	grep -q "wait for one 100% of the time limit from the first declined start" "$LOG"
-step0
+step0 8-9 -n 9 # sized as users do: a node range and a task count
 sleep 4 # two scheduling cycles after F ended
 expect_eq "F ended: R1's end is due within 60 s of the first decline: it waits" \
 	"$(state "$c")" PENDING
