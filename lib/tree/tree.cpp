@@ -155,11 +155,10 @@ Tree Tree::from_fabric(const Fabric &fabric)
 	// cable would take the cut one's k, and the destinations of both
 	// would move.
 	const char *rule = t.qft() ? "QFT" : "PGFT";
-	using Cable = UpCable;
 	for (unsigned l = 0; l < h; l++) {
 		unsigned up = g.up_ports(l), wl = g.w(l + 1), pl = g.p(l + 1);
 		const bool side = t.qft() && qft_side_linked(g, l + 1);
-		std::vector<std::vector<Cable>> cables(g.nodes_at(l));
+		std::vector<std::vector<UpCable>> cables(g.nodes_at(l));
 		for (uint64_t idx = 0; idx < g.nodes_at(l); idx++) {
 			NodeId id = t.nodes_[l][idx];
 			if (id == kNone)
@@ -204,7 +203,7 @@ Tree Tree::from_fabric(const Fabric &fabric)
 			if (t.nodes_[l][idx] == kNone)
 				continue;
 			if (!side)
-				for (const Cable &c : cables[idx])
+				for (const UpCable &c : cables[idx])
 					t.up_[l][idx * up + c.parent_digit + c.k * wl] = c.pi;
 			for (unsigned q = 0; q < up; q++)
 				if (t.up_[l][idx * up + q] == kNone)

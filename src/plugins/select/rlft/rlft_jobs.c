@@ -43,7 +43,7 @@ static uint32_t _minutes(uint32_t m)
 
 /* The first declined start, as seconds since the epoch, in the job's
  * supplementary environment: slurmctld packs env_sup into its job state,
- * so the time survives a restart (even a crash, once the state is saved)
+ * so the time survives a restart (a crash too: rlft_declined asks for a save)
  * without a state file of ours; rlft_wait_ended removes it before the
  * job runs. */
 #define WAIT_SINCE "QFT_SHAPE_WAIT_SINCE"
