@@ -90,6 +90,8 @@ extern void rlft_declined(job_record_t *job_ptr, time_t now)
 	 * A decline is no event of slurmctld's: without this the time would
 	 * reach the state file only with the next job event or the periodic
 	 * save (5 min), and a crash before that would restart the wait.
+	 * Safe under slurmctld's job write lock: it takes only state_save_lock,
+	 * which the save thread never holds while it waits for those locks.
 	 */
 	if (schedule_job_save)
 		schedule_job_save();
