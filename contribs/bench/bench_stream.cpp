@@ -99,9 +99,9 @@ struct Setting {
 	uint32_t round_up;
 	Remainder remainder;
 	bool reserve_shape = false;
-	// A multi-node job starts only on hosts whose switch links no running
-	// job uses (the best ranked such candidate the placer considered),
-	// else it waits: what keeping every job link-disjoint costs.
+	// A multi-node job starts only on hosts that share at most SHARED_MAX
+	// switch links with the running jobs (the best ranked such candidate
+	// the placer considered), else it waits: what keeping jobs apart costs.
 	bool isolate = false;
 };
 
