@@ -1,23 +1,31 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite on a fresh Debian 12 machine: installs what it needs,
-# fetches and configures Debian's Slurm source, builds, runs `make check`
-# (cmocka unit tests, C API test, CLI tests), the same under
-# AddressSanitizer + UndefinedBehaviorSanitizer, `make check-slurm` (the
-# plugins in a real front-end slurmctld, built from the same source),
-# `make check-sim` (the simulation harness end to end), `make check-ib`
-# (qft's tables in a real OpenSM on ibsim), `make check-fuzz` (libFuzzer
-# on every parser, 20 s each), `make check-slurm` again against Slurm 24.11
-# (built from Debian 13's tarball; without test-routing and test-products
-# unless QFT_CHECK_ALL_2411=1, and with QFT_CHECK_SIM_2411=1 also
-# `make check-sim` there), then prints the benchmark figures.
-# Needs root (apt-get, slurmd).
+# fetches and builds Debian's Slurm 22.05 and Debian 13's Slurm 24.11,
+# builds, and runs, side by side:
+#   make check                the cmocka unit tests, C API test, CLI tests
+#   the same under AddressSanitizer + UndefinedBehaviorSanitizer (the C++
+#                             core, the C API, the qft tool, the interposer,
+#                             the plugins' cmocka tests; not the python tests)
+#   check-slurm               the plugins in real slurmctld and slurmd, every
+#                             test of tests/slurm against both Slurm series
+#   check-sim                 the simulation harness end to end, both series
+#   check-ib                  OpenSM, infiniband-diags and ibdm on ibsim
+#   check-fuzz                libFuzzer on every parser (QFT_FUZZ_SECONDS,
+#                             default 12 s each here; 20 in tests/fuzz/run.sh)
+# Compiles run one at a time under nice, the tests (mostly waiting on
+# daemons) up to QFT_CHECK_JOBS at once (default 3), each Slurm or IB test a
+# job of its own, in its own work dir, ports and ibsim socket. Every job's
+# output is printed whole when it ends; the summary, and the failed checks of
+# every failed job, come last. A Slurm test that fails is run once more and
+# named flaky if it then passes. The benchmarks are not run here: `make
+# bench` (README).
+# Needs root (apt-get, slurmd). Logs: build/check/.
 #
 # Usage: contribs/check.sh [all|slurm]
-#   slurm  only the Slurm part: Slurm source, the release build, check-slurm.
-# QFT_SLURM_SERIES=24.11: against Debian 13's Slurm 24.11 instead (fetched
-# from deb.debian.org and built in build/slurm-24.11, about 5 min the first
-# time), in build/release-24.11 and build/sanitize-24.11.
+#   slurm  only the Slurm part: Slurm source, the release build, make check,
+#          check-slurm, of one series (22.05 unless QFT_SLURM_SERIES=24.11).
+# QFT_SLURM_SERIES=24.11 with all: every stage, against 24.11 only.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 what=${1:-all}
@@ -26,83 +34,95 @@ case $what in all | slurm) ;; *)
 	exit 2
 	;;
 esac
-case ${QFT_SLURM_SERIES:-22.05} in
-22.05) sfx= ;;
-24.11) sfx=-24.11 ;;
+case ${QFT_SLURM_SERIES:-} in
+"") series="22.05 24.11" ;;
+22.05 | 24.11) series=$QFT_SLURM_SERIES ;;
 *)
 	echo "check.sh: QFT_SLURM_SERIES=$QFT_SLURM_SERIES: expected 22.05 or 24.11" >&2
 	exit 2
 	;;
 esac
-mkdir -p "$top/build"
-# each stage's start, in minutes since the start, so that a slow stage shows
-stage() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
-trap 'stage "end (exit $?)"' EXIT
-"$top/contribs/scripts/deps.sh" python3-matplotlib
-stage "Slurm ${QFT_SLURM_SERIES:-22.05} source (contribs/slurm/slurm-source.sh)"
-"$top/contribs/slurm/slurm-source.sh" >"$top/build/slurm-source$sfx.log" 2>&1 || {
-	tail -30 "$top/build/slurm-source$sfx.log"
-	exit 1
-}
+[ "$what" = all ] || series=${series%% *}
+export POOL_LOGS=$top/build/check
+rm -rf "$POOL_LOGS"
+mkdir -p "$POOL_LOGS"
+# shellcheck source=contribs/scripts/pool.sh
+. "$top/contribs/scripts/pool.sh"
+trap '_pool_stamp "end (exit $?)"' EXIT
 
-run_check() {
-	local name=$1
+# 1. every Debian package the stages install, in one apt-get run before any
+# of them starts: two apt-gets at once would fight over dpkg's lock. The
+# Slurm packages come with slurm-frontend.sh (pinned to one version, their
+# services kept from starting).
+_pool_stamp "Debian packages (contribs/scripts/deps.sh)"
+"$top/contribs/scripts/deps.sh" python3-matplotlib dpkg-dev libmunge-dev libpmix-dev \
+	ibsim-utils libumad2sim0 infiniband-diags opensm ibutils \
+	clang-14 libclang-rt-14-dev curl ca-certificates xz-utils gpgv debian-archive-keyring
+
+# 2. the jobs. cpu: Slurm builds, our builds, unit tests and fuzzing, one at a
+# time under nice; test: daemons, up to QFT_CHECK_JOBS at once.
+POOL_MAX_CPU=1
+POOL_MAX_TEST=${QFT_CHECK_JOBS:-3}
+POOL_NICE=cpu
+first=${series%% *}
+sfx() { [ "$1" = 22.05 ] || echo "-$1"; }
+build_dir() { echo "$top/build/release$(sfx "$1")"; }
+for s in $series; do
+	# Slurm: the source (22.05: Debian's packages, the front-end libslurmfull
+	# and slurmctld; 24.11: the front-end build), then our build against it
+	pool_add "slurm-$s" cpu "" \
+		"QFT_SLURM_SERIES=$s '$top/contribs/slurm/slurm-frontend.sh'"
+	pool_add "build$(sfx "$s")" cpu "slurm-$s" \
+		"QFT_SLURM_SERIES=$s '$top/contribs/scripts/build.sh' release$(sfx "$s")"
+	# 24.11's real-slurmd build serves the tests with --real-nodes
+	if [ "$s" = 24.11 ]; then
+		pool_add "slurm-24.11-real" cpu "slurm-24.11" \
+			"'$top/contribs/slurm/slurm-2411.sh' real"
+	fi
+done
+# make check, then what each test program checked (and the failures' logs)
+check_cmd() { echo "rc=0; make -C \"$1\" -s -j2 check || rc=\$?; '$top/contribs/scripts/test-logs.sh' \"$1\"; exit \$rc"; }
+pool_add check-release cpu "build$(sfx "$first")" "$(check_cmd "$(build_dir "$first")")"
+if [ "$what" = all ]; then
+	pool_add build-sanitize cpu "" \
+		"QFT_SLURM_SERIES=$first '$top/contribs/scripts/build.sh' sanitize$(sfx "$first") --enable-sanitizers"
+	pool_add check-sanitize cpu build-sanitize "$(check_cmd "$top/build/sanitize$(sfx "$first")")"
+	pool_add fuzz cpu "" \
+		"'$top/tests/fuzz/run.sh' '${QFT_FUZZ_SECONDS:-12}'"
+fi
+
+# the tests, the longest first (seconds on this kind of machine, 22.05,
+# one at a time); a test not named here comes last
+by_length() { # by_length DIR NAME...: the tests of DIR, NAMEs first
+	local dir=$1 t
 	shift
-	local build
-	build=$("$top/contribs/scripts/build.sh" "$name" "$@")
-	stage "make check ($name)"
-	if ! make -C "$build" -s -j"$(nproc)" check; then
-		for log in "$build"/tests/*/*.log; do
-			grep -qE '^(FAIL|ERROR)' "${log%.log}.trs" 2>/dev/null || continue
-			echo "---- $log"
-			tail -40 "$log"
-		done
-		return 1
-	fi
+	for t in "$@"; do [ -f "$dir/$t.sh" ] && echo "$t"; done
+	for t in $(cd "$dir" && ls test-*.sh | sed 's/\.sh$//'); do
+		case " $* " in *" $t "*) ;; *) echo "$t" ;; esac
+	done
 }
-
-run_check "release$sfx"
-if [ "$what" = slurm ]; then
-	stage "make check-slurm (front-end slurmctld)"
-	make -C "$top/build/release$sfx" -s check-slurm
-	exit 0
-fi
-run_check "sanitize$sfx" --enable-sanitizers
-stage "make check-slurm (front-end slurmctld)"
-make -C "$top/build/release$sfx" -s check-slurm
-stage "make check-sim (contribs/sim/qft-sim on small front-end clusters)"
-make -C "$top/build/release$sfx" -s check-sim
-stage "make check-ib (OpenSM on ibsim)"
-make -C "$top/build/release$sfx" -s check-ib
-# 12 s per parser here (run.sh's default is 20): 15-50k runs each, and a
-# minute of CI's 90 kept for the Slurm tests; QFT_FUZZ_SECONDS for longer
-stage "make check-fuzz (every parser, ${QFT_FUZZ_SECONDS:-12} s each)"
-make -C "$top/build/release$sfx" -s check-fuzz QFT_FUZZ_SECONDS="${QFT_FUZZ_SECONDS:-12}"
-if [ -z "$sfx" ]; then
-	# the plugins against Slurm 24.11 too: its build (about 5 min the
-	# first time), the plugins, their Slurm tests (the unit tests above
-	# do not depend on Slurm)
-	stage "Slurm 24.11: source, plugins, make check-slurm"
-	QFT_SLURM_SERIES=24.11 "$top/contribs/slurm/slurm-source.sh" \
-		>"$top/build/slurm-source-24.11.log" 2>&1 || {
-		tail -30 "$top/build/slurm-source-24.11.log"
-		exit 1
-	}
-	build=$(QFT_SLURM_SERIES=24.11 "$top/contribs/scripts/build.sh" release-24.11)
-	# test-routing (Routing=lft) and test-products (Shapes=products) test
-	# the placer, not Slurm's interfaces, and passed above on 22.05: on
-	# 24.11 they run only when asked (QFT_CHECK_ALL_2411=1), to keep CI
-	# within its 90 minutes
-	skip="test-routing test-products"
-	[ "${QFT_CHECK_ALL_2411:-0}" = 1 ] && skip=
-	QFT_SLURM_SKIP=$skip make -C "$build" -s check-slurm
-	# the simulator on 24.11 (stock cons_tres + topology/qft, topology/block;
-	# about 5 min) only when asked: with it, CI's 2 cores would end too
-	# close to their 90 minutes
-	if [ "${QFT_CHECK_SIM_2411:-0}" = 1 ]; then
-		stage "make check-sim on Slurm 24.11 (with stock cons_tres + topology/qft and topology/block)"
-		make -C "$build" -s check-sim
+slurm_tests=$(by_length "$top/tests/slurm" test-topology test-shapewait test-lid \
+	test-select test-routing test-degraded test-products test-spank test-sizes test-qft)
+ib_tests=$(by_length "$top/tests/ib")
+for s in $series; do
+	b=$(build_dir "$s")
+	if [ "$what" = all ]; then
+		pool_add "test-sim$(sfx "$s")" test "build$(sfx "$s")" "make -C '$b' -s check-sim"
 	fi
-fi
-stage "make bench (figures, not pass/fail)"
-make -C "$top/build/release$sfx" -s bench
+	for t in $slurm_tests; do
+		needs="build$(sfx "$s")"
+		# the tests that start real slurmd need 24.11's real build
+		if [ "$s" = 24.11 ] && grep -q -- '--real-nodes' "$top/tests/slurm/$t.sh"; then
+			needs="$needs slurm-24.11-real"
+		fi
+		pool_add "$t$(sfx "$s")" test "$needs" \
+			"QFT_SLURM_READY=1 QFT_SLURM_TESTS=$t make -C '$b' -s check-slurm"
+	done
+	if [ "$what" = all ] && [ "$s" = "$first" ]; then
+		for t in $ib_tests; do
+			pool_add "ib-$t" test "build$(sfx "$s")" \
+				"QFT_IB_TESTS=$t make -C '$b' -s check-ib"
+		done
+	fi
+done
+pool_run

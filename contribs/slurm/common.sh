@@ -228,6 +228,12 @@ qft_write_paths() {
         echo "QFT_SLURM_BUILD='${QFT_SLURM_BUILD:-}'"
         echo "QFT_SLURM_FE_BUILD='${QFT_SLURM_FE_BUILD:-}'"
         echo "QFT_SLURM_FE_PREFIX='${QFT_SLURM_FE_PREFIX:-}'"
-    } > "$QFT_SLURM_DIR/slurm-paths.sh.tmp"
-    mv "$QFT_SLURM_DIR/slurm-paths.sh.tmp" "$QFT_SLURM_DIR/slurm-paths.sh"
+    } > "$QFT_SLURM_DIR/slurm-paths.sh.$$"
+    # unchanged: left alone, so that its time does not make build.sh
+    # reconfigure (tests run side by side may call this at once)
+    if cmp -s "$QFT_SLURM_DIR/slurm-paths.sh.$$" "$QFT_SLURM_DIR/slurm-paths.sh"; then
+        rm -f "$QFT_SLURM_DIR/slurm-paths.sh.$$"
+    else
+        mv "$QFT_SLURM_DIR/slurm-paths.sh.$$" "$QFT_SLURM_DIR/slurm-paths.sh"
+    fi
 }

@@ -15,8 +15,9 @@
 #                           4. configure --enable-front-end in fe-build/
 #                              (config.h, slurm/slurm_version.h: what the
 #                              plugins compile against)
-#   slurm-2411.sh frontend  the same, then 5. make and 6. make install
-#                           into fe/ (every daemon, client and plugin)
+#   slurm-2411.sh frontend  the same, then 5. make and 6. make install of src/
+#                           into fe/ (every daemon, client and plugin; no
+#                           manual pages, nothing the tests do not run)
 #   slurm-2411.sh real      steps 1-4, then the same source configured
 #                           without --enable-front-end (and with
 #                           --enable-multiple-slurmd) in rs-build/, made
@@ -252,7 +253,7 @@ if [ "$WHAT" = frontend ]; then
         qft_log "make already done"
     else
         qft_timed "make -j$QFT_JOBS" \
-            run_make "$QFT_LOGS/make.log" -C "$QFT_SLURM_BUILD" -j"$QFT_JOBS"
+            run_make "$QFT_LOGS/make.log" -C "$QFT_SLURM_BUILD/src" -j"$QFT_JOBS"
         qft_stamp "make-$FLAGS_HASH"
     fi
     if qft_stamp_ok "install-$FLAGS_HASH" && [ -x "$QFT_SLURM_FE_PREFIX/sbin/slurmctld" ]; then
@@ -260,7 +261,7 @@ if [ "$WHAT" = frontend ]; then
     else
         rm -rf "$QFT_SLURM_FE_PREFIX"
         qft_timed "make install" \
-            run_make "$QFT_LOGS/install.log" -C "$QFT_SLURM_BUILD" -j"$QFT_JOBS" install
+            run_make "$QFT_LOGS/install.log" -C "$QFT_SLURM_BUILD/src" -j"$QFT_JOBS" install
         for f in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/sbatch bin/scontrol \
                  lib/slurm/libslurmfull.so lib/slurm/topology_tree.so; do
             [ -e "$QFT_SLURM_FE_PREFIX/$f" ] || qft_die "make install left no $QFT_SLURM_FE_PREFIX/$f"
@@ -297,7 +298,7 @@ if [ "$WHAT" = real ]; then
         qft_log "make already done in $QFT_SLURM_RS_BUILD"
     else
         qft_timed "make -j$QFT_JOBS (real slurmd)" \
-            run_make "$QFT_LOGS/rs-make.log" -C "$QFT_SLURM_RS_BUILD" -j"$QFT_JOBS"
+            run_make "$QFT_LOGS/rs-make.log" -C "$QFT_SLURM_RS_BUILD/src" -j"$QFT_JOBS"
         qft_stamp "rs-make-$RS_HASH"
     fi
     if qft_stamp_ok "rs-install-$RS_HASH" && [ -x "$QFT_SLURM_RS_PREFIX/sbin/slurmd" ]; then
@@ -305,7 +306,7 @@ if [ "$WHAT" = real ]; then
     else
         rm -rf "$QFT_SLURM_RS_PREFIX"
         qft_timed "make install (real slurmd)" \
-            run_make "$QFT_LOGS/rs-install.log" -C "$QFT_SLURM_RS_BUILD" -j"$QFT_JOBS" install
+            run_make "$QFT_LOGS/rs-install.log" -C "$QFT_SLURM_RS_BUILD/src" -j"$QFT_JOBS" install
         for f in sbin/slurmctld sbin/slurmd sbin/slurmstepd bin/sbatch bin/srun \
                  bin/scontrol lib/slurm/libslurmfull.so lib/slurm/topology_tree.so; do
             [ -e "$QFT_SLURM_RS_PREFIX/$f" ] || qft_die "make install left no $QFT_SLURM_RS_PREFIX/$f"

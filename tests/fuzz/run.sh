@@ -22,12 +22,25 @@ srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/fabric/discover.cpp)
 # the C API's one configured value
 printf '#define PACKAGE_VERSION "fuzz"\n' >"$work/qft_config.h"
 flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include -I$work $(pkg-config --cflags jansson)"
+# the core's objects once, both cores, for both targets
+stale=0
 for target in fuzz_parsers fuzz_place; do
 	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" \( -name '*.[ch]pp' -o -name '*.h' \))" ]; then
-		echo "fuzz: building $target with clang++-14 (ASan, UBSan)"
-		(cd "$top" && clang++-14 $flags $srcs tests/fuzz/$target.cpp $(pkg-config --libs jansson) -o "$work/$target")
+		stale=1
 	fi
 done
+if [ "$stale" = 1 ]; then
+	echo "fuzz: building fuzz_parsers and fuzz_place with clang++-14 (ASan, UBSan)"
+	rm -rf "$work/obj"
+	mkdir -p "$work/obj"
+	# shellcheck disable=SC2086 # $flags is a list of options
+	(cd "$top" && printf '%s\n' $srcs | FLAGS=$flags OBJ=$work/obj xargs -P "$(nproc)" -I{} \
+		sh -c 'exec clang++-14 $FLAGS -c "$1" -o "$OBJ/$(echo "$1" | tr / _).o"' sh {})
+	for target in fuzz_parsers fuzz_place; do
+		# shellcheck disable=SC2086
+		(cd "$top" && clang++-14 $flags "$work"/obj/*.o tests/fuzz/$target.cpp $(pkg-config --libs jansson) -o "$work/$target")
+	done
+fi
 # Seeds: one corpus per parser, its first byte selecting the parser.
 seed() { # seed PARSER-BYTE CORPUS FILE...
 	local byte=$1 dir=$2
@@ -87,14 +100,13 @@ for i, path in enumerate(files):
                     n.pop("level", None), n.pop("index", None)
         open(f"{out}/seed-{i}-{j}", "wb").write(knobs + json.dumps(f).encode())
 PY
-status=0
 limit=(-max_total_time="$secs")
 [ -z "${QFT_FUZZ_RUNS:-}" ] || limit+=(-runs="$QFT_FUZZ_RUNS")
-for parser in json ibnetdiscover lft pgft hostlist plugin place; do
+# fuzz_one PARSER: one bounded run; its verdict in $work/PARSER.result
+fuzz_one() {
+	local parser=$1 target=fuzz_parsers start=$SECONDS
 	mkdir -p "$work/crashes/$parser"
-	target=fuzz_parsers
 	[ "$parser" != place ] || target=fuzz_place
-	start=$SECONDS
 	if "$work/$target" "${limit[@]}" -max_len=65536 -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$parser/" \
 		"$work/corpus/$parser" >"$work/$parser.log" 2>&1; then
@@ -102,7 +114,19 @@ for parser in json ibnetdiscover lft pgft hostlist plugin place; do
 	else
 		echo "fuzz $parser: FAILED"
 		grep -A20 "ERROR\|SUMMARY" "$work/$parser.log" | head -40
-		status=1
-	fi
+	fi >"$work/$parser.result"
+}
+# libFuzzer runs on one core: as many runs at once as there are cores
+parsers="json ibnetdiscover lft pgft hostlist plugin place"
+rm -f "$work"/*.result
+for parser in $parsers; do
+	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
+	fuzz_one "$parser" &
+done
+wait
+status=0
+for parser in $parsers; do
+	cat "$work/$parser.result"
+	grep -q "^fuzz $parser: ok" "$work/$parser.result" || status=1
 done
 exit $status

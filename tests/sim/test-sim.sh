@@ -15,12 +15,12 @@
 # the plugins.
 # Ends with "test-sim: N passed, M failed"; exit 1 on a failure.
 #   environment: QFT_BUILD (default build/release, else build/dev),
-#                QFT_SIM_TEST_ROOT (default build/sim-tests), QFT_KEEP=1
+#                QFT_SIM_TEST_ROOT (default build/sim-tests, for 24.11
+#                build/sim-tests-24.11), QFT_KEEP=1
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 SIM=$REPO/contribs/sim/qft-sim
-ROOT=${QFT_SIM_TEST_ROOT:-$REPO/build/sim-tests}
 PASS=0
 FAIL=0
 say() { printf '[test-sim %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
@@ -47,6 +47,7 @@ pyget() { # pyget FILE EXPR: prints EXPR
 [ "$(id -u)" = 0 ] || { say "needs root (slurmd)"; bad "not root"; finish; }
 series=${QFT_SLURM_SERIES:-22.05}
 export QFT_SLURM_SERIES=$series
+ROOT=${QFT_SIM_TEST_ROOT:-$REPO/build/sim-tests$([ "$series" = 22.05 ] || echo "-$series")}
 build=${QFT_BUILD:-}
 if [ -z "$build" ]; then
 	cands=("$REPO/build/release" "$REPO/build/dev")

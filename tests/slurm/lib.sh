@@ -2,7 +2,9 @@
 # Shared helpers of the Slurm integration tests (sourced).
 #   QFT               the qft tool
 #   QFT_PLUGIN_BUILD  build dir of the plugins (<build>/src/plugins)
-#   QFT_TEST_ROOT     where each test puts its clusters (default build/slurm-tests)
+#   QFT_TEST_ROOT     where each test puts its clusters (default
+#                     build/slurm-tests, build/slurm-tests-24.11 for 24.11:
+#                     the two series' tests run side by side in check.sh)
 #   QFT_SLURM_SERIES  22.05 (default) or 24.11
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -10,9 +12,9 @@ REPO=$(cd "$HERE/../.." && pwd)
 HARNESS=$REPO/contribs/slurm/harness.sh
 : "${QFT:?QFT must name the qft tool}"
 : "${QFT_PLUGIN_BUILD:?QFT_PLUGIN_BUILD must name the plugin build dir}"
-ROOT=${QFT_TEST_ROOT:-$REPO/build/slurm-tests}
 # the Slurm the harness runs (contribs/slurm: 22.05 or 24.11)
 SERIES=${QFT_SLURM_SERIES:-22.05}
+ROOT=${QFT_TEST_ROOT:-$REPO/build/slurm-tests$([ "$SERIES" = 22.05 ] || echo "-$SERIES")}
 export QFT_SLURM_SERIES=$SERIES
 PASS=0
 FAIL=0

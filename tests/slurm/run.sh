@@ -1,31 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Runs every Slurm integration test (tests/slurm/test-*.sh) against the
-# front-end Slurm that contribs/slurm/slurm-frontend.sh builds. Needs root.
+# Runs the Slurm integration tests (tests/slurm/test-*.sh, or those named in
+# QFT_SLURM_TESTS="test-a test-b") against the front-end Slurm that
+# contribs/slurm/slurm-frontend.sh builds. Needs root.
 # QFT_SLURM_SERIES=24.11: also builds 24.11 without front end for the
 # real-slurmd clusters (contribs/slurm/slurm-2411.sh real; Debian's daemons
 # serve 22.05). QFT_SLURM_SKIP="test-a test-b": those are not run (named
-# in the summary).
+# in the summary). QFT_SLURM_READY=1: the Slurm builds are done (check.sh
+# made them before it started the tests side by side), not checked again.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-"$HERE/../../contribs/slurm/slurm-frontend.sh" >/dev/null || {
-	echo "run.sh: contribs/slurm/slurm-frontend.sh failed"
-	exit 1
-}
-if [ "${QFT_SLURM_SERIES:-22.05}" = 24.11 ]; then
-	"$HERE/../../contribs/slurm/slurm-2411.sh" real >/dev/null || {
-		echo "run.sh: contribs/slurm/slurm-2411.sh real failed"
+if [ "${QFT_SLURM_READY:-0}" != 1 ]; then
+	"$HERE/../../contribs/slurm/slurm-frontend.sh" >/dev/null || {
+		echo "run.sh: contribs/slurm/slurm-frontend.sh failed"
 		exit 1
 	}
+	if [ "${QFT_SLURM_SERIES:-22.05}" = 24.11 ]; then
+		"$HERE/../../contribs/slurm/slurm-2411.sh" real >/dev/null || {
+			echo "run.sh: contribs/slurm/slurm-2411.sh real failed"
+			exit 1
+		}
+	fi
 fi
+tests=${QFT_SLURM_TESTS:-$(cd "$HERE" && ls test-*.sh | sed 's/\.sh$//')}
 passed=0 failed=0 failures= flaky=
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 # run_one NAME LOG: the test, its output to the terminal and to LOG
 run_one() { "$HERE/$1.sh" 2>&1 | tee "$2"; }
 skipped=
-for t in "$HERE"/test-*.sh; do
-	name=$(basename "$t" .sh)
+for name in $tests; do
+	[ -f "$HERE/$name.sh" ] || {
+		echo "run.sh: no test $name in $HERE"
+		failed=$((failed + 1))
+		failures="$failures $name"
+		continue
+	}
 	case " ${QFT_SLURM_SKIP:-} " in *" $name "*)
 		skipped="$skipped $name"
 		continue
