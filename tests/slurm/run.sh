@@ -46,12 +46,16 @@ for name in $tests; do
 	# the end, where CI's tail shows them. A test that fails is run once
 	# more: passing then, it counts as passed and is named as flaky (with
 	# its first run's failed checks); failing twice, it counts as failed.
+	# A test that cannot run on this Slurm (skip_test) counts as skipped.
 	if run_one "$name" "$logs/$name"; then
-		passed=$((passed + 1))
+		if grep -q "^$name: skipped on Slurm" "$logs/$name"; then
+			skipped="$skipped $name"
+		else
+			passed=$((passed + 1))
+		fi
 	else
 		echo "run.sh: $name failed; running it once more"
 		if run_one "$name" "$logs/$name.again"; then
-			passed=$((passed + 1))
 			flaky="$flaky $name"
 		else
 			failed=$((failed + 1))
@@ -71,5 +75,6 @@ for name in $failures; do
 		tail -10 "$log"
 	done
 done
-echo "slurm integration (Slurm ${QFT_SLURM_SERIES:-22.05}): $passed passed, $failed failed${failures:+ (failed:$failures)}${flaky:+ (flaky, passed on a second run:$flaky)}${skipped:+ (not run here:$skipped)}"
+nflaky=$(echo $flaky | wc -w)
+echo "slurm integration (Slurm ${QFT_SLURM_SERIES:-22.05}): $passed passed, $nflaky flaky, $failed failed${failures:+ (failed:$failures)}${flaky:+ (flaky, passed on a second run:$flaky)}${skipped:+ (skipped or not run here:$skipped)}"
 [ "$failed" = 0 ]
