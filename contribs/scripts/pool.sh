@@ -124,12 +124,13 @@ pool_run() {
 		failed)
 			failed+=("$name")
 			echo "---- $name FAILED: its failed checks and last lines ($POOL_LOGS/$name.log)"
-			grep -E 'FAIL' "$POOL_LOGS/$name.log" | head -30
+			grep -E 'FAIL' "$POOL_LOGS/$name.log" | head -30 || true
 			tail -15 "$POOL_LOGS/$name.log"
 			;;
 		esac
 	done
 	_pool_stamp "${#POOL_NAMES[@]} jobs: $((${#POOL_NAMES[@]} - ${#failed[@]} - ${#skipped[@]})) passed${failed:+, ${#failed[@]} failed (${failed[*]})}${skipped:+, ${#skipped[@]} not run (${skipped[*]})}"
-	grep -l 'FLAKY' "$POOL_LOGS"/*.log 2>/dev/null | sed 's|.*/||; s|\.log$||; s|^|  flaky (failed once, then passed): |'
+	grep -l 'FLAKY' "$POOL_LOGS"/*.log 2>/dev/null |
+		sed 's|.*/||; s|\.log$||; s|^|  flaky (failed once, then passed): |' || true
 	return $status
 }
