@@ -298,7 +298,10 @@ private:
 	// sets of a free product for one (bit d of sets[l-1]: digit d at
 	// level l), and its candidate.
 	std::vector<std::vector<uint32_t>> factorisations(uint32_t n) const;
-	std::vector<uint64_t> leaf_masks(const Search &s) const; // free positions per leaf
+	// Free positions per leaf, a bit each; none at all (no product or
+	// two-leaf search) on a tree with a level of more than 64 children,
+	// such as the 72-host leaves of 144-port switches: a mask is one word.
+	std::vector<uint64_t> leaf_masks(const Search &s) const;
 	bool product_for(const std::vector<uint64_t> &leaves, const std::vector<uint32_t> &n,
 			 bool fragments_first, std::vector<uint64_t> &sets) const;
 	// Sizes of a range tried for products, at most (largest first), and

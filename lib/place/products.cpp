@@ -94,6 +94,9 @@ std::vector<std::vector<uint32_t>> Placer::factorisations(uint32_t n) const
 std::vector<uint64_t> Placer::leaf_masks(const Search &s) const
 {
 	const Pgft &g = tree_.pgft();
+	for (unsigned l = 1; l <= g.h(); l++)
+		if (radix(l) > kMaxRadix)
+			return {};
 	const unsigned leaf = radix(1);
 	std::vector<uint64_t> mask(g.hosts() / tree_.subtree_hosts(1), 0);
 	for (uint64_t u = 0; u < mask.size(); u++)
@@ -261,9 +264,8 @@ void Placer::product_candidates(const Search &s, const std::vector<uint64_t> &le
 				uint32_t n_hosts, std::vector<Candidate> &out) const
 {
 	const Pgft &g = tree_.pgft();
-	for (unsigned l = 1; l <= g.h(); l++)
-		if (radix(l) > kMaxRadix)
-			return; // masks of one word: no product search on such trees
+	if (leaves.empty())
+		return; // no masks (leaf_masks()): no product search on this tree
 	size_t tried = 0;
 	std::vector<std::vector<uint64_t>> seen;
 	for (const std::vector<uint32_t> &n : factorisations(n_hosts)) {

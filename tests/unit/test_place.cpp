@@ -683,6 +683,32 @@ void running_jobs_cost_one_bounded_replay(void **)
 	assert_int_equal(w.placer->running(), 0);
 }
 
+// 144-port switches give leaves of 72 hosts, more than the product
+// search's one-word masks hold: with Shapes=products the placer searches no
+// product there and places what is free. Before, leaf_masks() shifted hosts
+// 64-71 of each leaf onto bits 0-7 (undefined behaviour; on x86 the shift
+// wraps), so busy hosts 0-7 looked free and were chosen.
+void wide_leaves_place_only_free_hosts(void **)
+{
+	World w(Remainder::exact, "2;72,72;1,72;1,1", true);
+	PlacementRequest req;
+	req.eligible.assign(w.fabric.hosts().size(), true);
+	for (uint64_t h = 0; h < req.eligible.size(); h++)
+		if (w.tree->host_index(HostOrd(h)) % 72 < 8)
+			req.eligible[h] = false;
+	for (uint32_t n : {100u, 72u, 20u, 144u}) {
+		req.nodes = n;
+		const Placement p = w.placer->place(req);
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_int_equal(p.chosen.hosts.size(), n);
+		assert_true(p.chosen.kind != PlacementKind::product);
+		std::set<HostOrd> distinct(p.chosen.hosts.begin(), p.chosen.hosts.end());
+		assert_int_equal(distinct.size(), n);
+		for (HostOrd h : p.chosen.hosts)
+			assert_true(req.eligible[h]);
+	}
+}
+
 // add_running() of a job a cut cable leaves unroutable throws and keeps
 // nothing: no job, no link loads, no stale peak scratch for the next one.
 void unroutable_running_job_leaves_no_trace(void **)
@@ -750,6 +776,7 @@ int main(void)
 		cmocka_unit_test(sampled_prediction_of_congested_sets),
 		cmocka_unit_test(running_jobs_cost_one_bounded_replay),
 		cmocka_unit_test(unroutable_running_job_leaves_no_trace),
+		cmocka_unit_test(wide_leaves_place_only_free_hosts),
 	};
 	return cmocka_run_group_tests_name("place", tests, nullptr, nullptr);
 }
