@@ -124,7 +124,7 @@ pool_run() {
 		failed)
 			failed+=("$name")
 			echo "---- $name FAILED: its failed checks and last lines ($POOL_LOGS/$name.log)"
-			grep -E 'FAIL' "$POOL_LOGS/$name.log" | head -30 || true
+			grep -E 'FAIL' "$POOL_LOGS/$name.log" | awk '!seen[$0]++' | head -30 || true
 			tail -15 "$POOL_LOGS/$name.log"
 			;;
 		esac
