@@ -8,7 +8,7 @@
 #   environment: QFT (the qft tool), QFT_EVENT_SO (OpenSM's event plugin)
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-tests=${QFT_IB_TESTS:-test-lft test-qft-lft test-lid test-event test-ibdm test-discover}
+tests=${QFT_IB_TESTS:-$(cd "$HERE" && ls test-*.sh | sed 's/\.sh$//')}
 status=0
 for name in $tests; do
 	if [ ! -f "$HERE/$name.sh" ]; then
