@@ -985,6 +985,33 @@ void unaligned_runs_are_not_claimed(void **)
 	assert_false(qft_aligned_run(*pgft.tree, run(0, 16)));
 }
 
+// A QFT of 144-port leaf switches (72 hosts each, more than the product
+// search's one-word masks hold), positions 0-7 of every leaf busy: with
+// Shapes=products the placer places only free hosts (test_place has the
+// PGFT of that radix).
+void wide_qft_leaves_place_only_free_hosts(void **)
+{
+	Qnet n("3;72,4,4;1,36,4;1,2,2");
+	PlacementPolicy pol;
+	pol.products = true;
+	Placer placer(n.fabric, *n.tree, *n.router, pol);
+	PlacementRequest req;
+	req.eligible.assign(n.fabric.hosts().size(), true);
+	for (HostOrd h = 0; h < req.eligible.size(); h++)
+		if (n.tree->host_index(h) % 72 < 8)
+			req.eligible[h] = false;
+	for (uint32_t nodes : {100u, 64u, 20u, 288u}) {
+		req.nodes = nodes;
+		const Placement p = placer.place(req);
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_int_equal(p.chosen.hosts.size(), nodes);
+		std::set<HostOrd> distinct(p.chosen.hosts.begin(), p.chosen.hosts.end());
+		assert_int_equal(distinct.size(), nodes);
+		for (HostOrd h : p.chosen.hosts)
+			assert_true(req.eligible[h]);
+	}
+}
+
 // select/rlft's placer on a QFT: jobs land in QFT sub-trees (48 hosts of
 // T = QFT of PGFT(3;8,4,4;1,4,4;1,2,2) are six leaves of one 64-host
 // level-2 sub-tree, where the PGFT's hold 32), with Shapes=products a 12-
@@ -1194,6 +1221,7 @@ int main(void)
 		cmocka_unit_test(two_leaves_are_congestion_free),
 		cmocka_unit_test(qft_products_are_congestion_free_and_disjoint),
 		cmocka_unit_test(placer_uses_qft_subtrees),
+		cmocka_unit_test(wide_qft_leaves_place_only_free_hosts),
 	};
 	return cmocka_run_group_tests_name("qft", tests, nullptr, nullptr);
 }
