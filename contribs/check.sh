@@ -13,7 +13,7 @@
 #   check-ib                  OpenSM, infiniband-diags and ibdm on ibsim
 #   check-fuzz                libFuzzer on every parser (QFT_FUZZ_SECONDS,
 #                             default 12 s each here; 20 in tests/fuzz/run.sh)
-# Compiles run one at a time under nice, the tests (mostly waiting on
+# Compiles run one at a time under nice, the tests (much of it waiting on
 # daemons) up to QFT_CHECK_JOBS at once (default 3), each Slurm or IB test a
 # job of its own, in its own work dir, ports and ibsim socket. Every job's
 # output is printed whole when it ends; the summary, and the failed checks of
