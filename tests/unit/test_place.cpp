@@ -18,6 +18,7 @@
 #include "tests/unit/cmocka.hpp"
 #include "tests/unit/degraded.hpp"
 #include "tests/unit/model.hpp"
+#include "tests/unit/busy_positions.hpp"
 
 using namespace qft;
 
@@ -691,22 +692,8 @@ void running_jobs_cost_one_bounded_replay(void **)
 void wide_leaves_place_only_free_hosts(void **)
 {
 	World w(Remainder::exact, "2;72,72;1,72;1,1", true);
-	PlacementRequest req;
-	req.eligible.assign(w.fabric.hosts().size(), true);
-	for (uint64_t h = 0; h < req.eligible.size(); h++)
-		if (w.tree->host_index(HostOrd(h)) % 72 < 8)
-			req.eligible[h] = false;
-	for (uint32_t n : {100u, 72u, 20u, 144u}) {
-		req.nodes = n;
-		const Placement p = w.placer->place(req);
-		assert_int_equal(p.outcome, Placement::placed);
-		assert_int_equal(p.chosen.hosts.size(), n);
+	for (const Placement &p : test::place_beside_busy_positions(w, *w.placer, 72, {100, 72, 20, 144}))
 		assert_true(p.chosen.kind != PlacementKind::product);
-		std::set<HostOrd> distinct(p.chosen.hosts.begin(), p.chosen.hosts.end());
-		assert_int_equal(distinct.size(), n);
-		for (HostOrd h : p.chosen.hosts)
-			assert_true(req.eligible[h]);
-	}
 }
 
 // add_running() of a job a cut cable leaves unroutable throws and keeps

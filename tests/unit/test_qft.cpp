@@ -29,6 +29,7 @@
 #include "tests/unit/cmocka.hpp"
 #include "tests/unit/degraded.hpp"
 #include "tests/unit/model.hpp"
+#include "tests/unit/busy_positions.hpp"
 
 using namespace qft;
 
@@ -995,21 +996,7 @@ void wide_qft_leaves_place_only_free_hosts(void **)
 	PlacementPolicy pol;
 	pol.products = true;
 	Placer placer(n.fabric, *n.tree, *n.router, pol);
-	PlacementRequest req;
-	req.eligible.assign(n.fabric.hosts().size(), true);
-	for (HostOrd h = 0; h < req.eligible.size(); h++)
-		if (n.tree->host_index(h) % 72 < 8)
-			req.eligible[h] = false;
-	for (uint32_t nodes : {100u, 64u, 20u, 288u}) {
-		req.nodes = nodes;
-		const Placement p = placer.place(req);
-		assert_int_equal(p.outcome, Placement::placed);
-		assert_int_equal(p.chosen.hosts.size(), nodes);
-		std::set<HostOrd> distinct(p.chosen.hosts.begin(), p.chosen.hosts.end());
-		assert_int_equal(distinct.size(), nodes);
-		for (HostOrd h : p.chosen.hosts)
-			assert_true(req.eligible[h]);
-	}
+	test::place_beside_busy_positions(n, placer, 72, {100, 64, 20, 288});
 }
 
 // select/rlft's placer on a QFT: jobs land in QFT sub-trees (48 hosts of
