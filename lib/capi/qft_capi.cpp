@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The C boundary: every extern "C" function runs its body through guard(),
-// which turns qft::Error and std::bad_alloc into a status and a message.
+// The C boundary: slurmctld is C, and an exception that reaches it aborts
+// the daemon. So every extern "C" function runs its body through guard()
+// (a status and *err), guard_or() or guard_void() (no status: the error
+// goes to the error handler and the caller gets a fallback value), which
+// catch every exception. tests/unit/check_capi_guard.sh fails the build's
+// tests when a function here does not start with one of them.
 #include "qft/qft.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +18,9 @@
 #include <memory>
 #include <new>
 #include <optional>
+#if defined(__GLIBCXX__)
+#include <cxxabi.h>
+#endif
 
 #include "qft_config.h"
 #include "lib/common/error.hpp"
@@ -113,23 +121,77 @@ void set_err(char **err, const char *msg)
 		*err = strdup(msg);
 }
 
+// The status and message of the exception being handled. Called inside a
+// handler: what() stays valid until that handler ends.
+qft_status_t classify(const char **msg) noexcept
+{
+	try {
+		throw;
+	} catch (const qft::Error &e) {
+		*msg = e.what();
+		return to_c(e.status());
+	} catch (const std::bad_alloc &) {
+		*msg = "out of memory";
+		return QFT_ENOMEM;
+	} catch (const std::exception &e) {
+		*msg = e.what();
+		return QFT_EINTERNAL;
+	} catch (...) {
+		*msg = "unknown exception";
+		return QFT_EINTERNAL;
+	}
+}
+
+// Runs `body`; an exception becomes a status, its message goes to `tell`.
+template <typename F, typename T> qft_status_t contain(F &&body, T &&tell)
+{
+	try {
+		body();
+		return QFT_OK;
+	}
+#if defined(__GLIBCXX__)
+	catch (abi::__forced_unwind &) {
+		throw; // pthread_cancel() unwinding the thread: swallowing it aborts
+	}
+#endif
+	catch (...) {
+		const char *msg = "";
+		const qft_status_t st = classify(&msg);
+		tell(msg);
+		return st;
+	}
+}
+
 template <typename F> qft_status_t guard(char **err, F &&body)
 {
 	if (err)
 		*err = nullptr;
-	try {
-		body();
-		return QFT_OK;
-	} catch (const qft::Error &e) {
-		set_err(err, e.what());
-		return to_c(e.status());
-	} catch (const std::bad_alloc &) {
-		set_err(err, "out of memory");
-		return QFT_ENOMEM;
-	} catch (const std::exception &e) {
-		set_err(err, e.what());
-		return QFT_EINTERNAL;
-	}
+	return contain(body, [&](const char *msg) { set_err(err, msg); });
+}
+
+// Atomic: a plugin may set it while another thread of slurmctld calls in.
+std::atomic<qft_error_handler_t> error_handler{nullptr};
+
+// The error of a function that has no status to give it to.
+void report(const char *func, const char *msg) noexcept
+{
+	if (qft_error_handler_t h = error_handler.load())
+		h(func, msg);
+	else
+		std::fprintf(stderr, "libqft: %s: %s\n", func, msg);
+}
+
+// For functions with no status: on an error, the caller gets `fallback`.
+template <typename R, typename F> R guard_or(const char *func, R fallback, F &&body)
+{
+	R r = fallback;
+	contain([&] { r = body(); }, [&](const char *msg) { report(func, msg); });
+	return r;
+}
+
+template <typename F> void guard_void(const char *func, F &&body)
+{
+	contain(body, [&](const char *msg) { report(func, msg); });
 }
 
 std::vector<std::string> names_of(const char *const *hosts, size_t n)
@@ -196,25 +258,38 @@ void import_ibnetdiscover(const char *path, const qft::HostNaming &naming,
 
 extern "C" {
 
-const char *qft_status_str(qft_status_t status)
+void qft_set_error_handler(qft_error_handler_t handler)
 {
-	switch (status) {
-	case QFT_OK: return "ok";
-	case QFT_EINVAL: return "invalid argument";
-	case QFT_ENOENT: return "not found";
-	case QFT_EIO: return "I/O error";
-	case QFT_EPARSE: return "parse error";
-	case QFT_EUNROUTABLE: return "unroutable";
-	case QFT_EUNSUPPORTED: return "unsupported";
-	case QFT_EINTERNAL: return "internal error";
-	case QFT_ENOMEM: return "out of memory";
-	}
-	return "unknown status";
+	guard_void(__func__, [&] { error_handler.store(handler); });
 }
 
-void qft_free(void *ptr) { std::free(ptr); }
+const char *qft_status_str(qft_status_t status)
+{
+	return guard_or<const char *>(__func__, "unknown status", [&]() -> const char * {
+		switch (status) {
+		case QFT_OK: return "ok";
+		case QFT_EINVAL: return "invalid argument";
+		case QFT_ENOENT: return "not found";
+		case QFT_EIO: return "I/O error";
+		case QFT_EPARSE: return "parse error";
+		case QFT_EUNROUTABLE: return "unroutable";
+		case QFT_EUNSUPPORTED: return "unsupported";
+		case QFT_EINTERNAL: return "internal error";
+		case QFT_ENOMEM: return "out of memory";
+		}
+		return "unknown status";
+	});
+}
 
-const char *qft_version(void) { return PACKAGE_VERSION; }
+void qft_free(void *ptr)
+{
+	guard_void(__func__, [&] { std::free(ptr); });
+}
+
+const char *qft_version(void)
+{
+	return guard_or<const char *>(__func__, PACKAGE_VERSION, [] { return PACKAGE_VERSION; });
+}
 
 qft_status_t qft_fabric_load(const char *path, qft_fabric_t **out, char **err)
 {
@@ -251,7 +326,9 @@ qft_status_t qft_fabric_import_ibnetdiscover(const char *path, const char *name_
 
 const char *qft_fabric_report(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->report.c_str() : "";
+	return guard_or<const char *>(__func__, "", [&] {
+		return fabric ? fabric->report.c_str() : "";
+	});
 }
 
 qft_status_t qft_fabric_generate(const char *tuple, const char *name_pattern,
@@ -269,37 +346,49 @@ qft_status_t qft_fabric_generate(const char *tuple, const char *name_pattern,
 	});
 }
 
-void qft_fabric_destroy(qft_fabric_t *fabric) { delete fabric; }
+void qft_fabric_destroy(qft_fabric_t *fabric)
+{
+	guard_void(__func__, [&] { delete fabric; });
+}
 
 size_t qft_fabric_host_count(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->fabric.hosts().size() : 0;
+	return guard_or<size_t>(__func__, 0, [&] {
+		return fabric ? fabric->fabric.hosts().size() : 0;
+	});
 }
 
 const char *qft_fabric_host_name(const qft_fabric_t *fabric, size_t ord)
 {
-	if (!fabric || ord >= fabric->fabric.hosts().size())
-		return nullptr;
-	return fabric->fabric.node(fabric->fabric.hosts()[ord]).name.c_str();
+	return guard_or<const char *>(__func__, nullptr, [&]() -> const char * {
+		if (!fabric || ord >= fabric->fabric.hosts().size())
+			return nullptr;
+		return fabric->fabric.node(fabric->fabric.hosts()[ord]).name.c_str();
+	});
 }
 
 unsigned qft_fabric_lmc(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->fabric.lmc() : 0;
+	return guard_or<unsigned>(__func__, 0, [&] { return fabric ? fabric->fabric.lmc() : 0; });
 }
 
 const char *qft_fabric_tuple(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+	return guard_or<const char *>(__func__, "", [&] {
+		return fabric ? fabric->fabric.tree_tuple().c_str() : "";
+	});
 }
 
 const char *qft_fabric_tree_name(const qft_fabric_t *fabric)
 {
-	if (!fabric || fabric->fabric.tree_tuple().empty())
-		return "";
-	const bool quasi = fabric->fabric.tree_kind() == qft::TreeKind::qft;
-	fabric->tree_name = qft::cat(quasi ? "QFT of " : "", "PGFT(", fabric->fabric.tree_tuple(), ")");
-	return fabric->tree_name.c_str();
+	return guard_or<const char *>(__func__, "", [&] {
+		if (!fabric || fabric->fabric.tree_tuple().empty())
+			return "";
+		const bool quasi = fabric->fabric.tree_kind() == qft::TreeKind::qft;
+		fabric->tree_name = qft::cat(quasi ? "QFT of " : "", "PGFT(",
+					     fabric->fabric.tree_tuple(), ")");
+		return fabric->tree_name.c_str();
+	});
 }
 
 qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric, const char *spec, char **err)
@@ -313,19 +402,26 @@ qft_status_t qft_fabric_set_routing(qft_fabric_t *fabric, const char *spec, char
 
 const char *qft_fabric_routing(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->model->routing().c_str() : "";
+	return guard_or<const char *>(__func__, "", [&] {
+		return fabric ? fabric->model->routing().c_str() : "";
+	});
 }
 
 int qft_fabric_host_attached(const qft_fabric_t *fabric, size_t ord)
 {
-	const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
-	return t && ord < fabric->fabric.hosts().size() && t->host_attached(qft::HostOrd(ord));
+	return guard_or<int>(__func__, 0, [&] {
+		const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
+		return t && ord < fabric->fabric.hosts().size() &&
+		       t->host_attached(qft::HostOrd(ord));
+	});
 }
 
 size_t qft_fabric_attached_host_count(const qft_fabric_t *fabric)
 {
-	const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
-	return t ? t->attached_hosts().size() : 0;
+	return guard_or<size_t>(__func__, 0, [&] {
+		const qft::Tree *t = fabric ? fabric->model->tree() : nullptr;
+		return t ? t->attached_hosts().size() : 0;
+	});
 }
 
 qft_status_t qft_fabric_lost_destinations(const qft_fabric_t *fabric, size_t **hosts,
@@ -410,29 +506,35 @@ qft_status_t qft_status_note_refusal(const char *path, int keep_fabric, int64_t 
 
 size_t qft_fabric_find_host(const qft_fabric_t *fabric, const char *name)
 {
-	if (!fabric || !name)
-		return QFT_NONE;
-	qft::HostOrd h = fabric->fabric.find_host(name);
-	return h == qft::kNone ? QFT_NONE : h;
+	return guard_or<size_t>(__func__, QFT_NONE, [&]() -> size_t {
+		if (!fabric || !name)
+			return QFT_NONE;
+		qft::HostOrd h = fabric->fabric.find_host(name);
+		return h == qft::kNone ? QFT_NONE : h;
+	});
 }
 
 size_t qft_fabric_group_count(const qft_fabric_t *fabric)
 {
-	return fabric ? fabric->c_groups.size() : 0;
+	return guard_or<size_t>(__func__, 0, [&] { return fabric ? fabric->c_groups.size() : 0; });
 }
 
 const qft_group_t *qft_fabric_group(const qft_fabric_t *fabric, size_t index)
 {
-	if (!fabric || index >= fabric->c_groups.size())
-		return nullptr;
-	return &fabric->c_groups[index];
+	return guard_or<const qft_group_t *>(__func__, nullptr, [&]() -> const qft_group_t * {
+		if (!fabric || index >= fabric->c_groups.size())
+			return nullptr;
+		return &fabric->c_groups[index];
+	});
 }
 
 size_t qft_fabric_host_group(const qft_fabric_t *fabric, size_t ord)
 {
-	if (!fabric || ord >= fabric->host_group.size())
-		return QFT_NONE;
-	return fabric->host_group[ord];
+	return guard_or<size_t>(__func__, QFT_NONE, [&]() -> size_t {
+		if (!fabric || ord >= fabric->host_group.size())
+			return QFT_NONE;
+		return fabric->host_group[ord];
+	});
 }
 
 qft_status_t qft_fabric_tree_index(const qft_fabric_t *fabric, const char *name,
@@ -521,14 +623,9 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 	});
 }
 
-void qft_placer_destroy(qft_placer_t *placer) { delete placer; }
-
-qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_t *eligible,
-			      const uint8_t *busy, const size_t *required,
-			      size_t required_count, qft_placement_t *out, char **err)
+void qft_placer_destroy(qft_placer_t *placer)
 {
-	return qft_placer_place_range(placer, nodes, nodes, eligible, busy, required,
-				      required_count, out, err);
+	guard_void(__func__, [&] { delete placer; });
 }
 
 } // extern "C"
@@ -579,8 +676,14 @@ qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes,
 	req.nodes = nodes;
 	req.nodes_min = min_nodes;
 	req.eligible.assign(eligible, eligible + n);
-	if (busy)
-		req.busy.assign(busy, busy + n);
+	if (busy) {
+		req.busy.resize(n);
+		req.shared.resize(n);
+		for (size_t h = 0; h < n; h++) {
+			req.shared[h] = busy[h] == QFT_HOST_SHARED;
+			req.busy[h] = busy[h] && !req.shared[h];
+		}
+	}
 	for (size_t i = 0; i < required_count; i++) {
 		if (required[i] >= n)
 			qft::fail(qft::Status::invalid, "required host ordinal ", required[i],
@@ -590,9 +693,30 @@ qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes,
 	return req;
 }
 
+// The body of qft_placer_place_range() and qft_placer_place().
+void place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
+		 const uint8_t *eligible, const uint8_t *busy, const size_t *required,
+		 size_t required_count, qft_placement_t *out)
+{
+	need(out, "out");
+	qft::PlacementRequest req =
+		request_of(placer, min_nodes, nodes, eligible, busy, required, required_count);
+	placer->last.p = placer->placer->place(req);
+	tell_placement(placer->last, out);
+}
+
 } // namespace
 
 extern "C" {
+
+qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes, const uint8_t *eligible,
+			      const uint8_t *busy, const size_t *required,
+			      size_t required_count, qft_placement_t *out, char **err)
+{
+	return guard(err, [&] {
+		place_range(placer, nodes, nodes, eligible, busy, required, required_count, out);
+	});
+}
 
 qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 				    const uint8_t *eligible, const uint8_t *busy,
@@ -600,11 +724,8 @@ qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, ui
 				    qft_placement_t *out, char **err)
 {
 	return guard(err, [&] {
-		need(out, "out");
-		qft::PlacementRequest req = request_of(placer, min_nodes, nodes, eligible, busy,
-						       required, required_count);
-		placer->last.p = placer->placer->place(req);
-		tell_placement(placer->last, out);
+		place_range(placer, min_nodes, nodes, eligible, busy, required, required_count,
+			    out);
 	});
 }
 
@@ -654,13 +775,17 @@ qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id, const siz
 
 void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id)
 {
-	if (placer)
-		placer->placer->remove_running(job_id);
+	guard_void(__func__, [&] {
+		if (placer)
+			placer->placer->remove_running(job_id);
+	});
 }
 
 size_t qft_placer_running(const qft_placer_t *placer)
 {
-	return placer ? placer->placer->running() : 0;
+	return guard_or<size_t>(__func__, 0, [&] {
+		return placer ? placer->placer->running() : 0;
+	});
 }
 
 // The prediction of qft_placer_score() and qft_placer_predict().
@@ -712,9 +837,9 @@ qft_status_t qft_placer_predict(const qft_placer_t *placer, const size_t *hosts,
 qft_status_t qft_placer_choose_lids(const qft_placer_t *placer, const size_t *hosts, size_t count,
 				   const char *mode, qft_lid_choice_t *out, char **err)
 {
-	if (out)
-		*out = qft_lid_choice_t{};
 	return guard(err, [&] {
+		if (out) // nothing to free after an error, whichever
+			*out = qft_lid_choice_t{};
 		need(out, "out");
 		need(mode, "mode");
 		need(placer, "placer");
@@ -756,11 +881,13 @@ qft_status_t qft_placer_choose_lids(const qft_placer_t *placer, const size_t *ho
 
 void qft_lid_choice_clear(qft_lid_choice_t *choice)
 {
-	if (!choice)
-		return;
-	std::free(choice->dest);
-	std::free(choice->table);
-	*choice = qft_lid_choice_t{};
+	guard_void(__func__, [&] {
+		if (!choice)
+			return;
+		std::free(choice->dest);
+		std::free(choice->table);
+		*choice = qft_lid_choice_t{};
+	});
 }
 
 qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric, size_t *hosts, size_t count,

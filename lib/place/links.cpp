@@ -54,12 +54,19 @@ void LinkUse::visit(const std::vector<uint64_t> &tree_indexes, Visit visit) cons
 
 void LinkUse::add(const std::vector<uint64_t> &tree_indexes, int delta)
 {
+	// Counted only once every link is known: visit() allocates level by
+	// level, and an exception half-way (out of memory, a job that was not
+	// added) must leave the counts as they were. visit() names each link
+	// once, so the check below sees every count before it changes.
+	std::vector<uint32_t *> links;
 	visit(tree_indexes, [&](unsigned l, bool up, size_t at) {
 		uint32_t &n = (up ? up_ : down_)[l - 1][at];
 		if (delta < 0 && n == 0)
 			fail(Status::internal, "link use: removing a job that was not added");
-		n = uint32_t(int64_t(n) + delta);
+		links.push_back(&n);
 	});
+	for (uint32_t *n : links)
+		*n = uint32_t(int64_t(*n) + delta);
 }
 
 size_t LinkUse::shared(const std::vector<uint64_t> &tree_indexes) const

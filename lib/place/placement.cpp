@@ -249,13 +249,22 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	// replay, bounded by the flow budget, serves both. It throws for an
 	// unroutable job, before anything below is counted.
 	job.alone = play_peaks(hosts, &job.peak);
-	if (link_names_)
-		links_.add(job.placed, 1);
-	for (const auto &[l, c] : job.peak)
+	// What may throw (the map's node, the link count) comes before the
+	// counts that cannot: a failed add leaves no hold behind (the C API
+	// catches the exception, and slurmctld goes on with this placer).
+	const auto it = jobs_.emplace(job_id, std::move(job)).first;
+	if (link_names_) {
+		try {
+			links_.add(it->second.placed, 1);
+		} catch (...) {
+			jobs_.erase(it);
+			throw;
+		}
+	}
+	for (const auto &[l, c] : it->second.peak)
 		background_[l] += c;
-	for (HostOrd h : job.reserved)
+	for (HostOrd h : it->second.reserved)
 		holder_[h]++;
-	jobs_.emplace(job_id, std::move(job));
 	last_added_ = job_id;
 }
 
@@ -264,12 +273,14 @@ void Placer::remove_running(uint32_t job_id)
 	auto it = jobs_.find(job_id);
 	if (it == jobs_.end())
 		return;
+	// The link count first, as in add_running(): if it throws, the job
+	// stays whole and a later removal frees its hosts once.
+	if (link_names_)
+		links_.add(it->second.placed, -1);
 	for (const auto &[l, c] : it->second.peak)
 		background_[l] -= c;
 	for (HostOrd h : it->second.reserved)
 		holder_[h]--;
-	if (link_names_)
-		links_.add(it->second.placed, -1);
 	jobs_.erase(it);
 }
 
@@ -587,7 +598,8 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 	const size_t hosts = fabric_.hosts().size();
 	if (req.nodes == 0)
 		fail(Status::invalid, "placement: a job of 0 nodes");
-	if (req.eligible.size() != hosts || (!req.busy.empty() && req.busy.size() != hosts))
+	if (req.eligible.size() != hosts || (!req.busy.empty() && req.busy.size() != hosts) ||
+	    (!req.shared.empty() && req.shared.size() != hosts))
 		fail(Status::invalid, "placement: host vectors of ", req.eligible.size(),
 		     " entries, expected ", hosts);
 	size_t eligible = 0;
@@ -606,7 +618,8 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 	Search s{req, std::vector<bool>(hosts, false), {}};
 	size_t free_count = 0;
 	for (HostOrd h = 0; h < hosts; h++) {
-		s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone && !holder_[h] &&
+		const bool room = !holder_[h] || (!req.shared.empty() && req.shared[h]);
+		s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone && room &&
 			    (req.busy.empty() || !req.busy[h]);
 		free_count += s.free[h];
 	}

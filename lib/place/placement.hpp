@@ -109,6 +109,9 @@ struct PlacementRequest {
 	std::vector<bool> eligible;     // by host ordinal: may ever run the job
 	std::vector<bool> busy;         // by host ordinal: held now (besides
 					// what the placer's running jobs hold)
+	std::vector<bool> shared;       // by host ordinal: held by running jobs
+					// yet with room for this job beside
+					// them (shared nodes); empty: none
 	std::vector<HostOrd> required;  // must be among the hosts
 };
 

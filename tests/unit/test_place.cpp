@@ -736,6 +736,38 @@ void unroutable_running_job_leaves_no_trace(void **)
 
 } // namespace
 
+// Shared nodes (CR_Core): the hosts of a running job are not free, unless
+// the caller says the new job fits beside it there (req.shared); the rest
+// of the host's neighbours stay busy or free as they were.
+void shared_hosts_fit_beside_running_jobs(void **)
+{
+	World w;
+	Placement a = w.place(18);
+	assert_int_equal(a.outcome, Placement::placed);
+	w.placer->add_running(1, a.chosen.hosts);
+	const size_t n = w.fabric.hosts().size();
+	PlacementRequest req;
+	req.nodes = 18;
+	req.eligible.assign(n, false);
+	for (HostOrd h : a.chosen.hosts)
+		req.eligible[h] = true;
+	assert_int_equal(w.placer->place(req).outcome, Placement::not_now);
+	req.shared.assign(n, false);
+	for (HostOrd h : a.chosen.hosts)
+		req.shared[h] = true;
+	Placement b = w.placer->place(req);
+	assert_int_equal(b.outcome, Placement::placed);
+	assert_true(b.chosen.hosts == a.chosen.hosts);
+	// one host too full for the job: 17 are left, not now
+	req.shared[a.chosen.hosts[5]] = false;
+	assert_int_equal(w.placer->place(req).outcome, Placement::not_now);
+	// busy wins over shared: a host the caller says is busy stays busy
+	req.shared[a.chosen.hosts[5]] = true;
+	req.busy.assign(n, false);
+	req.busy[a.chosen.hosts[0]] = true;
+	assert_int_equal(w.placer->place(req).outcome, Placement::not_now);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -764,6 +796,7 @@ int main(void)
 		cmocka_unit_test(running_jobs_cost_one_bounded_replay),
 		cmocka_unit_test(unroutable_running_job_leaves_no_trace),
 		cmocka_unit_test(wide_leaves_place_only_free_hosts),
+		cmocka_unit_test(shared_hosts_fit_beside_running_jobs),
 	};
 	return cmocka_run_group_tests_name("place", tests, nullptr, nullptr);
 }

@@ -107,6 +107,27 @@ static void per_node_limits(void **state)
 	expect_pass(&d, "sockets, cores or threads requested");
 }
 
+/* What a partly used node must still have free (rlft_cpus_per_node). */
+static void cpus_per_node(void **state)
+{
+	(void)state;
+	rlft_demand_t d = no_range(8); /* -N 4 -n 8: two CPUs on each node */
+	assert_int_equal(rlft_cpus_per_node(&d, 4), 2);
+	assert_int_equal(rlft_cpus_per_node(&d, 3), 3); /* 3, 3, 2: the most */
+	d.cpus_per_task = 4; /* -n 8 -c 4 */
+	assert_int_equal(rlft_cpus_per_node(&d, 4), 8);
+	d = no_range(0); /* -c 4 -N 2 alone: min_cpus counts CPUs */
+	d.cpus_per_task = 4;
+	d.min_cpus = 4;
+	assert_int_equal(rlft_cpus_per_node(&d, 2), 4);
+	d = no_range(64); /* --ntasks-per-node wins over the spread */
+	d.ntasks_per_node = 2;
+	assert_int_equal(rlft_cpus_per_node(&d, 4), 2);
+	d = no_range(64); /* -O: tasks share CPUs */
+	d.overcommit = true;
+	assert_int_equal(rlft_cpus_per_node(&d, 4), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +135,7 @@ int main(void)
 		cmocka_unit_test(cpus_per_task),
 		cmocka_unit_test(node_ranges),
 		cmocka_unit_test(per_node_limits),
+		cmocka_unit_test(cpus_per_node),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -72,6 +72,16 @@ QFT_EXPORT const char *qft_status_str(qft_status_t status);
 QFT_EXPORT void qft_free(void *ptr);
 QFT_EXPORT const char *qft_version(void);
 
+/* No exception leaves libqft: a function with a status returns the error
+ * as one (and its message in *err); one without (qft_placer_remove_job(),
+ * the accessors) returns its fallback (0, "", NULL or QFT_NONE) and calls
+ * this handler with its name and the message. NULL, the default: a line
+ * on stderr. Each copy of libqft (each plugin links its own) has its own
+ * handler: a plugin sets the one of the copy that made its fabric, which
+ * is the copy whose functions its qft_ops_t (qft_conf.h) holds. */
+typedef void (*qft_error_handler_t)(const char *func, const char *msg);
+QFT_EXPORT void qft_set_error_handler(qft_error_handler_t handler);
+
 /* Loads a fabric JSON file (docs/fabric-json.md). One without a tree
  * annotation (as OpenSM's event plugin writes it, contribs/opensm) is
  * recognised, as qft_fabric_import_ibnetdiscover() does; the findings are
@@ -278,9 +288,13 @@ QFT_EXPORT qft_status_t qft_placer_create(const qft_fabric_t *fabric,
 					  const qft_placer_config_t *config,
 					  qft_placer_t **out, char **err);
 QFT_EXPORT void qft_placer_destroy(qft_placer_t *placer);
+/* busy[ord] of a host running jobs hold (qft_placer_add_job) that still
+ * has room for the job beside them: shared nodes (CR_Core, CR_CPU). */
+#define QFT_HOST_SHARED 2
 /* Chooses `nodes` hosts among those with eligible[ord] != 0 and, when busy
- * is not NULL, busy[ord] == 0, and not held by a running job; every
- * required host (ordinals) among them. */
+ * is not NULL, busy[ord] == 0, and not held by a running job (or held,
+ * with busy[ord] == QFT_HOST_SHARED); every required host (ordinals)
+ * among them. */
 QFT_EXPORT qft_status_t qft_placer_place(qft_placer_t *placer, uint32_t nodes,
 					 const uint8_t *eligible,
 					 const uint8_t *busy,

@@ -83,3 +83,18 @@ extern bool rlft_count(const rlft_demand_t *d, const rlft_node_cap_t *cap,
 	}
 	return true;
 }
+
+extern uint32_t rlft_cpus_per_node(const rlft_demand_t *d, uint32_t nodes)
+{
+	uint64_t cpt = d->cpus_per_task ? d->cpus_per_task : 1;
+	uint64_t tasks = d->num_tasks ? d->num_tasks : (d->min_cpus + cpt - 1) / cpt;
+	uint64_t per_node;
+
+	if (d->ntasks_per_node)
+		per_node = d->ntasks_per_node;
+	else if (d->overcommit || !nodes)
+		per_node = 1; /* -O: tasks share CPUs, one task's worth each */
+	else
+		per_node = (tasks + nodes - 1) / nodes;
+	return _min32((per_node ? per_node : 1) * cpt, UINT32_MAX);
+}

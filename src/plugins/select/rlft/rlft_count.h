@@ -53,4 +53,11 @@ typedef struct rlft_count {
 extern bool rlft_count(const rlft_demand_t *d, const rlft_node_cap_t *cap,
 		       rlft_count_t *out);
 
+/*
+ * CPUs the job takes on each of `nodes` nodes when cons_tres spreads it
+ * evenly (at least one task's): what a partly used node must still have
+ * free to count as free for the placer.
+ */
+extern uint32_t rlft_cpus_per_node(const rlft_demand_t *d, uint32_t nodes);
+
 #endif

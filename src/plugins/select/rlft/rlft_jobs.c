@@ -105,6 +105,16 @@ extern void rlft_wait_ended(job_record_t *job_ptr, time_t now)
 	if (!since)
 		return;
 	rlft_unsetenv(job_ptr, WAIT_SINCE);
+	/* An array task split off its pending array record after job_test
+	 * (job_array_post_sched copies the record, environment and all): the
+	 * tasks still pending have not been declined yet. */
+	if (job_ptr->array_task_id != NO_VAL && job_ptr->array_job_id != job_ptr->job_id) {
+		job_record_t *array_ptr = find_job_record(job_ptr->array_job_id);
+
+		if (array_ptr && array_ptr != job_ptr && IS_JOB_PENDING(array_ptr) &&
+		    array_ptr->details)
+			rlft_unsetenv(array_ptr, WAIT_SINCE);
+	}
 	snprintf(buf, sizeof(buf), "%.0f", difftime(now, since) > 0 ? difftime(now, since) : 0.0);
 	rlft_setenv(job_ptr, "QFT_SHAPE_WAITED", buf);
 }

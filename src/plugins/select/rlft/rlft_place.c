@@ -38,6 +38,7 @@
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_count.h"
+#include "src/plugins/select/rlft/rlft_file.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 #include "src/plugins/select/rlft/rlft_jobs.h"
@@ -72,9 +73,15 @@ static int *host_of_node = NULL;      /* node index -> host ordinal, -1 */
 static int host_of_node_cnt = 0;
 static node_record_t **node_of_host = NULL; /* host ordinal -> node */
 
-/* What job_test chose, until job_begin tells the job. */
+/*
+ * What job_test chose, until job_begin tells the job. Keyed by the job's
+ * record, not its id: an array task gets its own id between the two
+ * (select_nodes: job_array_post_sched splits the task off the pending
+ * array record, which keeps the id job_test saw).
+ */
 typedef struct {
-	uint32_t job_id;
+	const job_record_t *job;
+	uint32_t job_id; /* at job_test: the array's id for an array task */
 	char *label;
 	char *kind;     /* qft_placement_t's kind */
 	char *shape;    /* and shape, "" unless a product */
@@ -99,9 +106,32 @@ static void _chosen_free(void *x)
 	xfree(c);
 }
 
-static int _chosen_find(void *x, void *key)
+/* Any choice made for the record (to replace or forget). */
+static int _chosen_of(void *x, void *key)
 {
-	return ((chosen_t *) x)->job_id == *(uint32_t *) key;
+	return ((chosen_t *) x)->job == key;
+}
+
+/* A choice whose job no longer has the id it had: its start failed after
+ * job_test and it was purged, or its record holds another job now. */
+static int _chosen_stale(void *x, void *key)
+{
+	const chosen_t *c = x;
+
+	return find_job_record(c->job_id) != c->job;
+}
+
+/* The choice for the job as it is now: same record, and the id job_test
+ * saw is its own or, for an array task split off since, its array's (a
+ * record freed and reused by another job matches neither). */
+static int _chosen_for(void *x, void *key)
+{
+	const chosen_t *c = x;
+	const job_record_t *job_ptr = key;
+
+	return c->job == job_ptr &&
+	       (c->job_id == job_ptr->job_id ||
+		(job_ptr->array_task_id != NO_VAL && c->job_id == job_ptr->array_job_id));
 }
 
 static void _map_nodes(void)
@@ -377,16 +407,73 @@ extern void rlft_fini(void)
 }
 
 /* The hosts the job may have (eligible), of those the ones held now
- * (busy), and its required ones; host ordinals. */
+ * (busy: 1, or QFT_HOST_SHARED when it fits beside their jobs), and its
+ * required ones; host ordinals. */
 typedef struct {
 	uint8_t *eligible, *busy;
-	size_t *req, nreq, eligible_cnt, free_cnt;
+	size_t *req, nreq, eligible_cnt, free_cnt, partly_used;
 } avail_t;
 
-static void _avail(job_record_t *job_ptr, bitstr_t *bitmap, avail_t *a)
+/* What the job needs free on a node it shares with running jobs. */
+typedef struct {
+	bool may_share; /* not --exclusive, not OverSubscribe=EXCLUSIVE */
+	uint32_t cpus;
+	uint64_t memory; /* MB; 0: not asked or not tracked */
+} share_need_t;
+
+static share_need_t _share_need(job_record_t *job_ptr, const rlft_demand_t *dm, uint32_t nodes)
+{
+	job_details_t *d = job_ptr->details;
+	share_need_t n = {
+		.may_share = d->whole_node != WHOLE_NODE_REQUIRED &&
+			     !(job_ptr->part_ptr && job_ptr->part_ptr->max_share == 0),
+		.cpus = rlft_cpus_per_node(dm, nodes),
+	};
+
+	if ((slurm_conf.select_type_param & CR_MEMORY) && d->pn_min_memory != NO_VAL64 &&
+	    d->pn_min_memory)
+		n.memory = (d->pn_min_memory & MEM_PER_CPU) ?
+				   (d->pn_min_memory & ~MEM_PER_CPU) * n.cpus :
+				   d->pn_min_memory;
+	return n;
+}
+
+/*
+ * Whether a node running other jobs still has what the job needs: from
+ * cons_tres's own counts of allocated CPUs and memory. A node that does
+ * not is busy for the placer; one that does is free, as it is for
+ * cons_tres, which checks the cores themselves when it allocates.
+ */
+static bool _has_room(node_record_t *node_ptr, const share_need_t *need, bool *counted)
+{
+	uint16_t alloc_cpus = 0;
+	uint64_t alloc_mem = 0, mem;
+	uint32_t cpus = node_ptr->cpus_efctv ? node_ptr->cpus_efctv : node_ptr->cpus;
+
+	if (!need->may_share || !node_ptr->select_nodeinfo)
+		return false;
+	if (!*counted) {
+		/* a no-op unless a node changed since its last call */
+		select_g_select_nodeinfo_set_all();
+		*counted = true;
+	}
+	if (select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
+					 NODE_STATE_ALLOCATED, &alloc_cpus) ||
+	    select_g_select_nodeinfo_get(node_ptr->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+					 NODE_STATE_ALLOCATED, &alloc_mem))
+		return false;
+	if (alloc_cpus >= cpus || cpus - alloc_cpus < need->cpus)
+		return false;
+	mem = node_ptr->real_memory > node_ptr->mem_spec_limit ?
+		      node_ptr->real_memory - node_ptr->mem_spec_limit : 0;
+	return !need->memory || (alloc_mem <= mem && mem - alloc_mem >= need->memory);
+}
+
+static void _avail(job_record_t *job_ptr, bitstr_t *bitmap, const share_need_t *need, avail_t *a)
 {
 	size_t hosts = lib->fabric_host_count(fabric);
 	bitstr_t *req_bitmap = job_ptr->details ? job_ptr->details->req_node_bitmap : NULL;
+	bool counted = false;
 
 	memset(a, 0, sizeof(*a));
 	a->eligible = xcalloc(MAX(hosts, 1), 1);
@@ -398,8 +485,15 @@ static void _avail(job_record_t *job_ptr, bitstr_t *bitmap, avail_t *a)
 			continue;
 		a->eligible[h] = 1;
 		a->eligible_cnt++;
-		a->busy[h] = !bit_test(idle_node_bitmap, i);
-		a->free_cnt += !a->busy[h];
+		if (!bit_test(idle_node_bitmap, i)) {
+			bool room = _has_room(node_of_host[h], need, &counted);
+
+			/* the placer holds such a node for its running
+			 * jobs: tell it the job fits beside them */
+			a->busy[h] = room ? QFT_HOST_SHARED : 1;
+			a->partly_used += room;
+		}
+		a->free_cnt += !a->busy[h] || a->busy[h] == QFT_HOST_SHARED;
 		if (req_bitmap && bit_test(req_bitmap, i))
 			a->req[a->nreq++] = h;
 	}
@@ -468,12 +562,11 @@ static bool _node_cap(bitstr_t *bitmap, rlft_node_cap_t *cap)
 	return !first;
 }
 
-/* Node counts for the job (rlft_count.h), from slurmctld's records. */
-static bool _count(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
-		   uint32_t max_nodes, uint32_t req_nodes, rlft_count_t *out)
+/* What the job asks, in rlft_count.h's terms, from slurmctld's records. */
+static rlft_demand_t _demand(job_record_t *job_ptr, uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes)
 {
 	job_details_t *d = job_ptr->details;
-	rlft_node_cap_t cap;
 	rlft_demand_t dm = {
 		.min_nodes = min_nodes,
 		.max_nodes = max_nodes,
@@ -488,10 +581,18 @@ static bool _count(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 		.overcommit = d->overcommit && d->overcommit != NO_VAL8,
 		.cannot_tell = _cannot_tell(job_ptr),
 	};
+	return dm;
+}
 
-	if (!dm.cannot_tell && !_node_cap(bitmap, &cap))
-		dm.cannot_tell = "the nodes differ in CPUs or memory";
-	return rlft_count(&dm, &cap, out);
+/* Node counts for the job (rlft_count.h) on the nodes of the bitmap. */
+static bool _count(const rlft_demand_t *dm, bitstr_t *bitmap, rlft_count_t *out)
+{
+	rlft_demand_t d = *dm;
+	rlft_node_cap_t cap;
+
+	if (!d.cannot_tell && !_node_cap(bitmap, &cap))
+		d.cannot_tell = "the nodes differ in CPUs or memory";
+	return rlft_count(&d, &cap, out);
 }
 
 /* The last jobs a message was said for: true the first time for job_id,
@@ -656,13 +757,15 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 			 list_t *preemptee_candidates, uint32_t *count)
 {
 	qft_placement_t pl;
+	rlft_demand_t dm;
 	rlft_count_t c;
+	share_need_t need;
 	avail_t a;
 	qft_outcome_t outcome;
 	struct timespec t0;
 	long usec;
 	chosen_t *ch;
-	uint32_t id = job_ptr->job_id;
+	size_t partly_used;
 
 	*count = 0;
 	if (!placer || !bitmap || !job_ptr->details)
@@ -672,12 +775,14 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	 * the running jobs' ends free is (ShapeWait=). */
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !rconf.shape_wait)
 		return RLFT_PASS;
-	if (!_count(job_ptr, bitmap, min_nodes, max_nodes, req_nodes, &c)) {
+	dm = _demand(job_ptr, min_nodes, max_nodes, req_nodes);
+	if (!_count(&dm, bitmap, &c)) {
 		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
 			_pass_once(job_ptr, c.why_not);
 		return RLFT_PASS;
 	}
-	_avail(job_ptr, bitmap, &a);
+	need = _share_need(job_ptr, &dm, c.want);
+	_avail(job_ptr, bitmap, &need, &a);
 	if (job_ptr->details->req_node_bitmap &&
 	    bit_set_count(job_ptr->details->req_node_bitmap) > a.nreq) {
 		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
@@ -719,20 +824,23 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		}
 	}
 	usec = rlft_usec_since(&t0);
+	partly_used = a.partly_used;
 	_avail_free(&a);
-	if (outcome == QFT_NEVER) {
-		/* RUN_NOW's bitmap lacks down and drained nodes, which may come
-		 * back: "never" among them is "not now" for the job, and Slurm
-		 * keeps its own pending reason. */
-		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes) does not fit the available nodes", PFX,
-			 job_ptr, c.lo, c.hi);
-		return SLURM_ERROR;
-	}
-	if (outcome == QFT_NOT_NOW) {
-		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes) not now", PFX, job_ptr, c.lo, c.hi);
-		/* preemption is cons_tres's: let it look at the busy nodes */
-		return preemptee_candidates && list_count(preemptee_candidates) ? RLFT_PASS :
-										   SLURM_ERROR;
+	if (outcome != QFT_PLACED) {
+		/* No job waits for rlft unless a rule chose so (ShapeWait
+		 * above, Remainder=reserve's held hosts): cons_tres may still
+		 * start it, on nodes the placer counts busy (a partly used
+		 * node short of the job's share at this count, one a smaller
+		 * count would fit), through preemption, or not at all. */
+		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes, %u CPUs a node) %s on %zu partly used nodes and the idle ones: %s",
+			 PFX, job_ptr, c.lo, c.hi, need.cpus,
+			 outcome == QFT_NOT_NOW ? "not now" : "no fit", partly_used,
+			 rconf.reserve_remainder && outcome == QFT_NOT_NOW ?
+				 "waits (Remainder=reserve)" : "cons_tres decides");
+		if (rconf.reserve_remainder && outcome == QFT_NOT_NOW &&
+		    !(preemptee_candidates && list_count(preemptee_candidates)))
+			return SLURM_ERROR;
+		return RLFT_PASS;
 	}
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < pl.count; k++)
@@ -740,9 +848,12 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	*count = pl.count;
 	log_flag(SELECT_TYPE, "%s: %pJ %zu nodes (%u-%u), %zu candidates:\n%s", PFX, job_ptr,
 		 pl.count, c.lo, c.hi, pl.candidates, pl.explain);
-	list_delete_all(chosen, _chosen_find, &id);
+	list_delete_all(chosen, _chosen_of, job_ptr);
+	if (list_count(chosen) > 64) /* choices no job_begin took */
+		list_delete_all(chosen, _chosen_stale, NULL);
 	ch = xmalloc(sizeof(*ch));
-	ch->job_id = id;
+	ch->job = job_ptr;
+	ch->job_id = job_ptr->job_id;
 	ch->label = xstrdup(pl.label);
 	ch->kind = xstrdup(pl.kind);
 	ch->shape = xstrdup(pl.shape);
@@ -756,18 +867,14 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 
 extern void rlft_forget_choice(job_record_t *job_ptr)
 {
-	uint32_t id = job_ptr->job_id;
-
 	if (chosen)
-		list_delete_all(chosen, _chosen_find, &id);
+		list_delete_all(chosen, _chosen_of, job_ptr);
 }
 
 extern void rlft_not_placed(job_record_t *job_ptr)
 {
-	uint32_t id = job_ptr->job_id;
-
 	if (chosen)
-		list_delete_all(chosen, _chosen_find, &id);
+		list_delete_all(chosen, _chosen_of, job_ptr);
 	_pass_once(job_ptr, "cons_tres could not fit it on the nodes rlft chose "
 			    "(CPUs, memory or GRES)");
 }
@@ -852,28 +959,24 @@ static char *_job_file_path(uint32_t job_id, const char *suffix)
 extern bool rlft_write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
 				const char *var)
 {
-	char *path;
-	FILE *fp;
+	char *name, *err = NULL;
 	bool ok = false;
 
 	if (!rconf.hostfile_dir)
 		return false;
-	path = _job_file_path(job_ptr->job_id, suffix);
-
-	if (mkdir(rconf.hostfile_dir, 0755) && errno != EEXIST) {
-		error("%s: %pJ: cannot create %s: %m", PFX, job_ptr, rconf.hostfile_dir);
-	} else if (!(fp = fopen(path, "w"))) {
-		error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
+	name = xstrdup_printf("job_%u.%s", job_ptr->job_id, suffix);
+	/* not fopen(): a user could plant a link at the name (rlft_file.h) */
+	if (rlft_file_write(rconf.hostfile_dir, name, text, &err)) {
+		error("%s: %pJ: %s", PFX, job_ptr, err ? err : "out of memory");
+		free(err); /* rlft_file.c's malloc() */
 	} else {
-		fputs(text, fp);
-		if (fclose(fp)) {
-			error("%s: %pJ: cannot write %s: %m", PFX, job_ptr, path);
-		} else {
-			rlft_setenv(job_ptr, var, path);
-			ok = true;
-		}
+		char *path = _job_file_path(job_ptr->job_id, suffix);
+
+		rlft_setenv(job_ptr, var, path);
+		xfree(path);
+		ok = true;
 	}
-	xfree(path);
+	xfree(name);
 	return ok;
 }
 
@@ -983,7 +1086,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		return;
 	}
 	_track_hosts(job_ptr, hosts, n);
-	c = list_find_first(chosen, _chosen_find, &id);
+	c = list_find_first(chosen, _chosen_for, job_ptr);
 	ranged = _ranged(hosts, n);
 	_tell_placement(job_ptr, hosts, n, ranged, c);
 	predicted = _tell_prediction(job_ptr, hosts, n, &pred);
@@ -994,15 +1097,14 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		rlft_tell_lids(&lids, job_ptr, hosts, n, c && c->congestion_free,
 			       predicted ? &pred : NULL);
 	}
-	list_delete_all(chosen, _chosen_find, &id);
+	list_delete_all(chosen, _chosen_of, job_ptr);
 	xfree(ranged);
 	xfree(hosts);
 }
 
 extern void rlft_base_time(job_record_t *job_ptr, long usec)
 {
-	uint32_t id = job_ptr->job_id;
-	chosen_t *c = chosen ? list_find_first(chosen, _chosen_find, &id) : NULL;
+	chosen_t *c = chosen ? list_find_first(chosen, _chosen_for, job_ptr) : NULL;
 
 	if (c)
 		c->base_usec = usec;
@@ -1023,7 +1125,6 @@ extern void rlft_job_update(job_record_t *job_ptr)
 
 extern void rlft_job_fini(job_record_t *job_ptr)
 {
-	char *path;
 	struct timespec t0;
 
 	if (!placer)
@@ -1034,9 +1135,13 @@ extern void rlft_job_fini(job_record_t *job_ptr)
 	if (!rconf.hostfile_dir)
 		return;
 	for (int i = 0; _job_file_suffixes[i]; i++) {
-		path = _job_file_path(job_ptr->job_id, _job_file_suffixes[i]);
-		if (unlink(path) && errno != ENOENT)
-			debug("%s: %pJ: cannot remove %s: %m", PFX, job_ptr, path);
-		xfree(path);
+		char *name = xstrdup_printf("job_%u.%s", job_ptr->job_id, _job_file_suffixes[i]);
+		char *err = NULL;
+
+		if (rlft_file_remove(rconf.hostfile_dir, name, &err)) {
+			debug("%s: %pJ: %s", PFX, job_ptr, err ? err : "out of memory");
+			free(err); /* rlft_file.c's malloc() */
+		}
+		xfree(name);
 	}
 }

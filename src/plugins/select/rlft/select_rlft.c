@@ -49,6 +49,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
@@ -250,10 +251,18 @@ static void _default_select_type_param(void)
  * object back from the dynamic linker (one set of cons_tres globals); its
  * init() and fini() then run twice, which they tolerate.
  */
+/* libqft's errors where no status reaches us (src/plugins/common: its
+ * copy in this plugin), in slurmctld's log. */
+static void _libqft_error(const char *func, const char *msg)
+{
+	error("libqft: %s: %s", func, msg);
+}
+
 extern int init(void)
 {
 	if (base_handle != PLUGIN_INVALID_HANDLE)
 		return SLURM_SUCCESS;
+	qft_set_error_handler(_libqft_error);
 	_default_select_type_param();
 
 	base_handle = plugin_load_and_link(RLFT_BASE_TYPE,
@@ -285,6 +294,7 @@ extern int init(void)
 extern int fini(void)
 {
 	rlft_fini();
+	qft_set_error_handler(NULL);
 	if (base_handle != PLUGIN_INVALID_HANDLE) {
 		/* runs cons_tres's fini() and drops our reference */
 		plugin_unload(base_handle);
