@@ -76,7 +76,9 @@ EOF
 	export LD_LIBRARY_PATH=$W/plugin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	export OSM_CACHE_DIR=$W/cache OSM_TMP_DIR=$W/dump
 	mkdir -p "$W/cache" "$W/dump"
+	# no settle time or interval: the figures are of the chain itself
 	exec env QFT_OSM_FABRIC="$FAB" QFT_OSM_COMMAND="'$C/bin/scontrol' reconfigure" \
+		QFT_OSM_SETTLE=0 QFT_OSM_MIN_INTERVAL=0 \
 		opensm -F "$W/opensm.conf" -D 0x03 -f "$W/opensm.log" >"$W/opensm.out" 2>&1
 ) &
 OSMPID=$!

@@ -4,11 +4,22 @@
  *
  * On every OSM_EVENT_ID_SUBNET_UP the plugin copies the subnet (nodes,
  * LIDs, cables between active ports) into plain memory under OpenSM's
- * lock, compares a signature of the copy with the last one it handed on,
- * and when the topology changed gives the copy to its own thread.  That
- * thread writes PATH.tmp, fsyncs it, renames it to PATH, fsyncs the
- * directory and runs QFT_OSM_COMMAND; OpenSM's sweep thread never waits
- * for a file or a command.
+ * lock, compares a signature of the copy with the file's, and when the
+ * topology differs gives the copy to its own thread.  That thread waits
+ * until the topology has stayed the same for QFT_OSM_SETTLE seconds and
+ * QFT_OSM_MIN_INTERVAL seconds have passed since the last command, then
+ * writes PATH.tmp, fsyncs it, renames it to PATH, fsyncs the directory and
+ * runs QFT_OSM_COMMAND; OpenSM's sweep thread never waits for a file or a
+ * command.  A flapping cable thus costs one write and one command (none
+ * when it ends as the file has it), not one per sweep: each command may be
+ * a `scontrol reconfigure`, on Slurm 24.11 a new slurmctld.
+ *
+ * OpenSM reports SUBNET_UP also after a sweep that ended with "ERRORS
+ * DURING INITIALIZATION" (osm_state_mgr.c, do_sweep(): the event is sent
+ * whatever subnet_initialization_error says): its tables may not be what
+ * the switches hold, and another heavy sweep follows. Such a sweep is not
+ * copied, nor one that found no switch at all (the SM's own link gone: the
+ * fabric file would lose every cable).
  *
  * Configuration (environment of opensm, read in create()):
  *   QFT_OSM_FABRIC   path of the fabric file (required; without it the
@@ -17,6 +28,10 @@
  *   QFT_OSM_NAMES    optional POSIX extended regex with one capture group,
  *                    applied to a host's node description to get its Slurm
  *                    name (default: the first word of the description)
+ *   QFT_OSM_SETTLE   seconds the topology must stay unchanged before it is
+ *                    written (default 5)
+ *   QFT_OSM_MIN_INTERVAL  seconds from the end of one command to the next
+ *                    write (default 30)
  *
  * Port error counters (OSM_EVENT_ID_PORT_ERRORS: deltas sent by OpenSM's
  * performance manager, "perfmgr TRUE") are summed per port since OpenSM
@@ -67,6 +82,13 @@
 
 #define PLUGIN "qft"
 
+#define SETTLE_DEFAULT 5.0
+#define MIN_INTERVAL_DEFAULT 30.0
+/* A write that failed (disk full, directory gone) is tried again no sooner
+ * than this, so that a path that never works does not flood OpenSM's log. */
+#define RETRY_MIN 10.0
+#define SECONDS_MAX 86400.0
+
 extern char **environ;
 
 /* One node of the copy: what the fabric file needs, nothing borrowed. */
@@ -111,13 +133,24 @@ struct qft_ev {
 	char *command;		/* QFT_OSM_COMMAND or NULL */
 	regex_t names;
 	bool have_names;
+	double settle;		/* QFT_OSM_SETTLE */
+	double min_interval;	/* QFT_OSM_MIN_INTERVAL */
 
 	pthread_t worker;
 	bool worker_up;
 	pthread_mutex_t mu;	/* guards everything below */
-	pthread_cond_t cv;
+	pthread_cond_t cv;	/* on CLOCK_MONOTONIC */
 	struct snapshot *pending;	/* newest copy not yet written */
-	char *last_signature;	/* of the last copy handed to the worker */
+	/* What the file holds or is being written with; NULL when unknown
+	 * (nothing written yet, or the last write failed). */
+	char *file_signature;
+	char *seen_signature;	/* of the newest clean sweep */
+	struct timespec last_change;	/* when seen_signature last changed */
+	struct timespec last_command;	/* when the last write's command ended */
+	bool wrote;		/* last_command is set */
+	bool retry;		/* the last write failed */
+	unsigned changes;	/* sweeps that changed the topology, since the last write */
+	unsigned bad_sweeps;	/* sweeps not copied, since the last write */
 	bool stop;
 	struct port_err *errs;
 	size_t nerrs, errs_cap;
@@ -144,6 +177,8 @@ static int _write_fabric(struct qft_ev *ev, const struct snapshot *s,
 			 const struct port_err *errs, size_t nerrs);
 static void _run_command(struct qft_ev *ev);
 static void _add_port_errors(struct qft_ev *ev, const osm_epi_pe_event_t *pe);
+static double _seconds_env(osm_log_t *log, const char *name, double dflt);
+static const char *_unclean_sweep(struct qft_ev *ev);
 
 /* ------------------------------------------------------------ entry points */
 
@@ -153,11 +188,17 @@ static void *qft_create(osm_opensm_t *osm)
 	const char *env;
 	int rc;
 
+	pthread_condattr_t ca;
+
 	if (!ev)
 		return NULL;
 	ev->osm = osm;
 	pthread_mutex_init(&ev->mu, NULL);
-	pthread_cond_init(&ev->cv, NULL);
+	/* the waits are for intervals: a clock set back must not stretch them */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&ev->cv, &ca);
+	pthread_condattr_destroy(&ca);
 
 	env = getenv("QFT_OSM_FABRIC");
 	if (!env || !*env) {
@@ -187,6 +228,8 @@ static void *qft_create(osm_opensm_t *osm)
 		}
 		ev->have_names = true;
 	}
+	ev->settle = _seconds_env(&osm->log, "QFT_OSM_SETTLE", SETTLE_DEFAULT);
+	ev->min_interval = _seconds_env(&osm->log, "QFT_OSM_MIN_INTERVAL", MIN_INTERVAL_DEFAULT);
 	ev->path = strdup(getenv("QFT_OSM_FABRIC"));
 	env = getenv("QFT_OSM_COMMAND");
 	if (env && *env)
@@ -207,7 +250,8 @@ static void *qft_create(osm_opensm_t *osm)
 	}
 	ev->worker_up = true;
 	osm_log(&osm->log, OSM_LOG_INFO,
-		PLUGIN ": writing %s on topology changes%s%s\n", ev->path,
+		PLUGIN ": writing %s on topology changes, once unchanged for %g s and at least %g s after the last command%s%s\n",
+		ev->path, ev->settle, ev->min_interval,
 		ev->command ? ", then running: " : "", ev->command ? ev->command : "");
 	return ev;
 }
@@ -226,7 +270,8 @@ static void qft_delete(void *data)
 		pthread_join(ev->worker, NULL);
 	}
 	_snapshot_free(ev->pending);
-	free(ev->last_signature);
+	free(ev->file_signature);
+	free(ev->seen_signature);
 	free(ev->errs);
 	if (ev->have_names)
 		regfree(&ev->names);
@@ -243,6 +288,8 @@ static void qft_report(void *data, osm_epi_event_id_t id, void *event)
 {
 	struct qft_ev *ev = data;
 	struct snapshot *s;
+	const char *why;
+	bool changed = false;
 
 	if (!ev || !ev->path)
 		return;
@@ -252,6 +299,15 @@ static void qft_report(void *data, osm_epi_event_id_t id, void *event)
 	}
 	if (id != OSM_EVENT_ID_SUBNET_UP)
 		return;
+	if ((why = _unclean_sweep(ev))) {
+		pthread_mutex_lock(&ev->mu);
+		ev->bad_sweeps++;
+		pthread_mutex_unlock(&ev->mu);
+		osm_log(&ev->osm->log, OSM_LOG_INFO,
+			PLUGIN ": sweep skipped, %s: no copy taken; %s keeps the last clean sweep's fabric\n",
+			why, ev->path);
+		return;
+	}
 	s = _take_snapshot(ev);
 	if (!s) {
 		osm_log(&ev->osm->log, OSM_LOG_ERROR,
@@ -259,20 +315,116 @@ static void qft_report(void *data, osm_epi_event_id_t id, void *event)
 		return;
 	}
 	pthread_mutex_lock(&ev->mu);
-	if (ev->last_signature && !strcmp(ev->last_signature, s->signature)) {
-		pthread_mutex_unlock(&ev->mu);
-		_snapshot_free(s);
-		return;
+	if (!ev->seen_signature || strcmp(ev->seen_signature, s->signature)) {
+		free(ev->seen_signature);
+		/* NULL (no memory) only makes the next sweep count as a change */
+		ev->seen_signature = strdup(s->signature);
+		clock_gettime(CLOCK_MONOTONIC, &ev->last_change);
+		changed = true;
 	}
-	free(ev->last_signature);
-	ev->last_signature = strdup(s->signature);
-	_snapshot_free(ev->pending);	/* a newer copy wins */
-	ev->pending = s;
+	if (ev->file_signature && !strcmp(ev->file_signature, s->signature)) {
+		/* back to what the file holds: the flap undid itself */
+		if (ev->pending)
+			osm_log(&ev->osm->log, OSM_LOG_INFO,
+				PLUGIN ": topology back to the one in %s; %u changed sweeps since it was written need no write\n",
+				ev->path, ev->changes);
+		_snapshot_free(ev->pending);
+		ev->pending = NULL;
+		ev->changes = 0;
+		_snapshot_free(s);
+	} else if (ev->pending && !strcmp(ev->pending->signature, s->signature)) {
+		_snapshot_free(s);
+	} else {
+		_snapshot_free(ev->pending);	/* a newer copy wins */
+		ev->pending = s;
+		if (changed) {
+			ev->changes++;
+			osm_log(&ev->osm->log, OSM_LOG_INFO,
+				PLUGIN ": topology changed (%u changed sweeps since the last write); writing %s once it stays unchanged for %g s\n",
+				ev->changes, ev->path, ev->settle);
+		}
+	}
 	pthread_cond_signal(&ev->cv);
 	pthread_mutex_unlock(&ev->mu);
 }
 
 /* ------------------------------------------------------------ helpers */
+
+/* A bad value is logged and the default used: OpenSM runs on either way. */
+static double _seconds_env(osm_log_t *log, const char *name, double dflt)
+{
+	const char *v = getenv(name);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return dflt;
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno || end == v || *end || !(d >= 0 && d <= SECONDS_MAX)) {
+		osm_log(log, OSM_LOG_ERROR,
+			PLUGIN ": %s=\"%s\": expected seconds, 0 to %g; using %g\n",
+			name, v, SECONDS_MAX, dflt);
+		return dflt;
+	}
+	return d;
+}
+
+/* Why this SUBNET_UP's subnet is not worth copying, or NULL. The flag is
+ * read under OpenSM's lock as the MAD callbacks that set it run on other
+ * threads; do_sweep() clears it only when the next heavy sweep starts. */
+static const char *_unclean_sweep(struct qft_ev *ev)
+{
+	const char *why = NULL;
+
+	cl_plock_acquire(&ev->osm->lock);
+	if (ev->osm->subn.subnet_initialization_error)
+		why = "OpenSM reported errors during initialization (subnet_initialization_error)";
+	else if (ev->osm->subn.sm_state != IB_SMINFO_STATE_MASTER)
+		why = "OpenSM is not the master SM";
+	else if (!cl_qmap_count(&ev->osm->subn.sw_guid_tbl))
+		/* seen in ibsim: the SM's own switch stops answering, the sweep
+		 * finds the SM's port alone and OpenSM says SUBNET UP, clean */
+		why = "OpenSM sees no switch (the SM's own link or switch is not answering)";
+	cl_plock_release(&ev->osm->lock);
+	return why;
+}
+
+static struct timespec _ts_plus(struct timespec t, double seconds)
+{
+	long long ns = (long long)(seconds * 1e9);
+
+	t.tv_sec += (time_t)(ns / 1000000000LL);
+	t.tv_nsec += (long)(ns % 1000000000LL);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+static bool _ts_before(struct timespec a, struct timespec b)
+{
+	return a.tv_sec < b.tv_sec || (a.tv_sec == b.tv_sec && a.tv_nsec < b.tv_nsec);
+}
+
+/* When the pending copy may be written (ev->mu held). */
+static struct timespec _due(const struct qft_ev *ev)
+{
+	struct timespec due = _ts_plus(ev->last_change, ev->settle);
+
+	if (ev->wrote) {
+		double gap = ev->min_interval;
+		struct timespec after;
+
+		if (ev->retry && gap < RETRY_MIN)
+			gap = RETRY_MIN;
+		after = _ts_plus(ev->last_command, gap);
+		if (_ts_before(due, after))
+			due = after;
+	}
+	return due;
+}
 
 /* The text ibnetdiscover prints for a port's width and speed, as
  * lib/fabric/discover.cpp (port_rate) writes them. */
@@ -549,7 +701,8 @@ static void _add_port_errors(struct qft_ev *ev, const osm_epi_pe_event_t *pe)
 	pthread_mutex_unlock(&ev->mu);
 }
 
-/* The writer thread: one copy at a time, the newest one. */
+/* The writer thread: the newest copy, once the topology has settled and
+ * the last command is far enough behind. */
 static void *_worker(void *arg)
 {
 	struct qft_ev *ev = arg;
@@ -558,14 +711,32 @@ static void *_worker(void *arg)
 	for (;;) {
 		struct snapshot *s;
 		struct port_err *errs = NULL;
+		struct timespec now, due;
 		size_t nerrs;
+		unsigned changes, bad;
+		bool ok;
 
 		while (!ev->stop && !ev->pending)
 			pthread_cond_wait(&ev->cv, &ev->mu);
 		if (ev->stop)
 			break;
+		due = _due(ev);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (_ts_before(now, due)) {
+			/* a newer copy, a revert or stop wakes us early: look again */
+			pthread_cond_timedwait(&ev->cv, &ev->mu, &due);
+			continue;
+		}
 		s = ev->pending;
 		ev->pending = NULL;
+		changes = ev->changes;
+		bad = ev->bad_sweeps;
+		ev->changes = 0;
+		ev->bad_sweeps = 0;
+		/* set now, not after the write: a sweep meanwhile that goes back
+		 * to the old topology must be written again */
+		free(ev->file_signature);
+		ev->file_signature = strdup(s->signature);
 		nerrs = ev->nerrs;
 		if (nerrs && (errs = malloc(nerrs * sizeof(*errs))))
 			memcpy(errs, ev->errs, nerrs * sizeof(*errs));
@@ -573,25 +744,33 @@ static void *_worker(void *arg)
 			nerrs = 0;
 		pthread_mutex_unlock(&ev->mu);
 
-		if (_write_fabric(ev, s, errs, nerrs) == 0) {
+		ok = _write_fabric(ev, s, errs, nerrs) == 0;
+		if (ok) {
 			osm_log(&ev->osm->log, OSM_LOG_INFO,
-				PLUGIN ": wrote %s: %zu switches, %zu hosts, %zu cables (changed)\n",
-				ev->path, s->nswitches, s->nhosts, s->nlinks);
+				PLUGIN ": wrote %s: %zu switches, %zu hosts, %zu cables (changed); %u changed sweeps coalesced, %u unclean sweeps skipped\n",
+				ev->path, s->nswitches, s->nhosts, s->nlinks, changes, bad);
 			if (ev->command)
 				_run_command(ev);
-		} else {
-			/* forget the signature: the next SUBNET_UP retries */
-			pthread_mutex_lock(&ev->mu);
-			if (ev->last_signature &&
-			    !strcmp(ev->last_signature, s->signature)) {
-				free(ev->last_signature);
-				ev->last_signature = NULL;
-			}
-			pthread_mutex_unlock(&ev->mu);
 		}
 		free(errs);
-		_snapshot_free(s);
+
 		pthread_mutex_lock(&ev->mu);
+		clock_gettime(CLOCK_MONOTONIC, &ev->last_command);
+		ev->wrote = true;
+		ev->retry = !ok;
+		if (!ok) {
+			/* the file's content is unknown now: any copy is written,
+			 * this one again unless a newer one came */
+			free(ev->file_signature);
+			ev->file_signature = NULL;
+			if (!ev->pending) {
+				ev->pending = s;
+				s = NULL;
+			}
+			ev->changes += changes;
+			ev->bad_sweeps += bad;
+		}
+		_snapshot_free(s);
 	}
 	pthread_mutex_unlock(&ev->mu);
 	return NULL;

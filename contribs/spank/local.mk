@@ -10,13 +10,17 @@ spank_interposer = $(libdir)/libqft-lid.so
 plugin_DATA += $(SPANK_QFT_LID)
 CLEANFILES += $(SPANK_QFT_LID) contribs/spank/spank_qft_lid.o
 
-contribs/spank/spank_qft_lid.o: $(srcdir)/contribs/spank/spank_qft_lid.c
+contribs/spank/spank_qft_lid.o: $(srcdir)/contribs/spank/spank_qft_lid.c \
+		$(srcdir)/contribs/verbs/lid_table.h
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(PLUGIN_CPPFLAGS) -DQFT_LID_INTERPOSER='"$(spank_interposer)"' \
 		$(PLUGIN_CFLAGS) -c -o $@ $(srcdir)/contribs/spank/spank_qft_lid.c
 $(SPANK_QFT_LID): contribs/spank/spank_qft_lid.o $(srcdir)/contribs/spank/spank_qft_lid.map
 	$(AM_V_CCLD)$(CC) -shared -fPIC -Wl,-z,relro -o $@ contribs/spank/spank_qft_lid.o \
 		-Wl,--version-script=$(srcdir)/contribs/spank/spank_qft_lid.map
+
+# select/rlft writes QFT_LID_DIGEST with the interposer's lid_digest()
+src/plugins/select/rlft/rlft_lid.o: $(srcdir)/contribs/verbs/lid_table.h
 
 # tests/slurm/test-spank.sh finds it beside $(QFT_PLUGIN_BUILD)/../..
 check-slurm: $(SPANK_QFT_LID)

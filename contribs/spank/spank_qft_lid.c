@@ -18,7 +18,9 @@
  *                   user set UCX_IB_LID_PATH_BITS;
  *    pair, dest     the interposer (libqft-lid.so, contribs/verbs) first
  *                   in LD_PRELOAD and UCX_IB_MLX5_DEVX=n unless set, when
- *                   QFT_LID_TABLE is readable (docs/lid-table.md);
+ *                   QFT_LID_TABLE is readable and has QFT_LID_DIGEST
+ *                   (docs/lid-table.md); when not, this node's tasks stop
+ *                   (task_init, exit 78): all or nothing per step;
  *    auto           whichever of these QFT_LID_CHOICE names (off or
  *                   none: nothing).
  *  A step started inside a job inherits the environment its job script
@@ -45,6 +47,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +55,8 @@
 #include <unistd.h>
 
 #include <slurm/spank.h>
+
+#include "contribs/verbs/lid_table.h"
 
 /* plugin_name "qft_lid", plugin_type "spank", plugin_version */
 SPANK_PLUGIN(qft_lid, 1);
@@ -66,6 +71,9 @@ SPANK_PLUGIN(qft_lid, 1);
 #define SET_MARKER "QFT_LID_SPANK_SET"
 /* The longest environment value read: Linux's MAX_ARG_STRLEN. */
 #define ENV_MAX (128 * 1024)
+/* A task that cannot get the job's LID table: a configuration error
+ * (sysexits.h), as the interposer's. */
+#define STOP_STATUS 78
 
 enum lid_mode { MODE_UNSET = 0, MODE_AUTO, MODE_PAIR, MODE_DEST, MODE_JOB, MODE_OFF };
 
@@ -86,7 +94,8 @@ static struct {
 	enum lid_mode opt_mode; /* --qft-lid, MODE_UNSET if not given */
 	char *interposer;       /* plugstack.conf interposer=, or the default */
 	bool conf_ok;           /* plugstack.conf arguments valid */
-} qft = { MODE_UNSET, NULL, false };
+	char *stop;             /* why this node's tasks stop, NULL: they run */
+} qft = { MODE_UNSET, NULL, false, NULL };
 
 static int _opt_cb(int val, const char *optarg, int remote);
 
@@ -109,6 +118,9 @@ static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice);
 static int _table_choice(const char *path, char *choice, size_t len);
 static void _record_set(spank_t sp, const char *name, const char *value);
 static bool _readable(const char *path, int *err);
+static int _table_digest(const char *path, char *out, size_t len);
+static void _stop(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool _job_has_table(spank_t sp);
 
 /*
  * slurm_spank_init: every context. Reads the plugstack.conf arguments and
@@ -171,10 +183,38 @@ extern int slurm_spank_user_init(spank_t sp, int ac, char **av)
 {
 	(void) ac;
 	(void) av;
-	if (!spank_remote(sp) || !qft.conf_ok)
+	if (!spank_remote(sp))
 		return 0;
+	if (!qft.conf_ok) {
+		if (_job_has_table(sp))
+			_stop("plugstack.conf's arguments are bad on this node (see slurmd's log): the job's LID table is not applied here");
+		return 0;
+	}
 	(void) _apply(sp);
 	return 0;
+}
+
+/*
+ * slurm_spank_task_init: in each task, as the user, stdio the task's,
+ * before exec. A node that cannot apply the job's LID table while the
+ * others do would leave every connection between them rewritten at one end
+ * only: the tasks hang or fail with retry-exceeded. The tasks of a step
+ * cannot agree among themselves, so this node's fail, with one line on the
+ * task's stderr, and the step fails (docs/lid-table.md, "All or nothing").
+ * Exits here, not by the return code: SPANK ignores the return code of an
+ * "optional" plugin (plugstack.c, _do_call_stack).
+ */
+extern int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	(void) sp;
+	(void) ac;
+	(void) av;
+	if (!qft.stop)
+		return 0;
+	fprintf(stderr, PLUGIN ": %s; task stopped (exit %d): the job's other nodes apply the table, and a connection rewritten at one end only fails\n",
+		qft.stop, STOP_STATUS);
+	fflush(stderr);
+	_exit(STOP_STATUS);
 }
 
 /* slurm_spank_exit: every context but slurmd's; frees the plugin's state. */
@@ -185,6 +225,8 @@ extern int slurm_spank_exit(spank_t sp, int ac, char **av)
 	(void) av;
 	free(qft.interposer);
 	qft.interposer = NULL;
+	free(qft.stop);
+	qft.stop = NULL;
 	qft.opt_mode = MODE_UNSET;
 	qft.conf_ok = false;
 	return 0;
@@ -477,7 +519,7 @@ static int _apply_job(spank_t sp, enum lid_mode mode, const char *choice)
 static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice)
 {
 	char *table = _getenv(sp, "QFT_LID_TABLE"), *preload = NULL, *devx = NULL, *old;
-	char got[16];
+	char *want = NULL, got[16], digest[32];
 	int err, rc = -1;
 
 	if (!table || !table[0]) {
@@ -487,9 +529,19 @@ static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice)
 	}
 	if (_table_choice(table, got, sizeof(got)) < 0)
 		goto out;
+	want = _getenv(sp, "QFT_LID_DIGEST");
+	if (want && want[0]) {
+		if (_table_digest(table, digest, sizeof(digest)) < 0)
+			goto out;
+		if (strcmp(digest, want)) {
+			_stop("LID table %s: digest %s, expected QFT_LID_DIGEST=%s (the table select/rlft wrote for the job)",
+			      table, digest, want);
+			goto out;
+		}
+	}
 	if (!_readable(qft.interposer, &err)) {
-		slurm_error(PLUGIN ": interposer %s: %s: no interposer, LID table %s not applied",
-			    qft.interposer, strerror(err), table);
+		_stop("interposer %s: %s: the LID table %s is not applied on this node",
+		      qft.interposer, strerror(err), table);
 		goto out;
 	}
 	if ((mode == MODE_PAIR || mode == MODE_DEST) && strcmp(got, mode_names[mode]))
@@ -505,7 +557,7 @@ static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice)
 	}
 	free(old);
 	if (!preload || (spank_setenv(sp, "LD_PRELOAD", preload, 1) != ESPANK_SUCCESS)) {
-		slurm_error(PLUGIN ": cannot set LD_PRELOAD: no interposer");
+		_stop("cannot set LD_PRELOAD: the LID table %s is not applied on this node", table);
 		goto out;
 	}
 	devx = _getenv(sp, "UCX_IB_MLX5_DEVX");
@@ -514,6 +566,7 @@ static int _apply_table(spank_t sp, enum lid_mode mode, const char *choice)
 	slurm_verbose(PLUGIN ": LID table %s (%s offsets) through %s", table, got, qft.interposer);
 	rc = 0;
 out:
+	free(want);
 	free(devx);
 	free(preload);
 	free(table);
@@ -538,7 +591,7 @@ static int _table_choice(const char *path, char *choice, size_t len)
 
 		if (fd >= 0)
 			close(fd);
-		slurm_error(PLUGIN ": LID table %s: %s: no interposer", path, strerror(err));
+		_stop("LID table %s: %s", path, strerror(err));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp)) {
@@ -567,10 +620,9 @@ static int _table_choice(const char *path, char *choice, size_t len)
 	}
 	fclose(fp);
 	if (!header)
-		slurm_error(PLUGIN ": LID table %s:%d: expected \"qft-lid 1\" first: no interposer", path, lineno);
+		_stop("LID table %s:%d: expected \"qft-lid 1\" first", path, lineno);
 	else
-		slurm_error(PLUGIN ": LID table %s:%d: expected \"choice pair|dest|job\" before the hosts: no interposer",
-			    path, lineno);
+		_stop("LID table %s:%d: expected \"choice pair|dest|job\" before the hosts", path, lineno);
 	return -1;
 }
 
@@ -604,4 +656,70 @@ static bool _readable(const char *path, int *err)
 	}
 	close(fd);
 	return true;
+}
+
+/*
+ * _table_digest: QFT_LID_DIGEST's form of PATH's bytes (lid_table.h),
+ * read as the user. RET 0, or -1 after _stop.
+ */
+static int _table_digest(const char *path, char *out, size_t len)
+{
+	uint64_t h = LID_DIGEST_INIT;
+	char buf[8192];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t got;
+
+	if (fd < 0) {
+		_stop("LID table %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((got = read(fd, buf, sizeof(buf))) > 0)
+		h = lid_digest(h, buf, (size_t) got);
+	if (got < 0) {
+		int err = errno;
+
+		close(fd);
+		_stop("LID table %s: %s", path, strerror(err));
+		return -1;
+	}
+	close(fd);
+	snprintf(out, len, LID_DIGEST_FMT, h);
+	return 0;
+}
+
+/*
+ * _stop: this node's tasks stop (slurm_spank_task_init) for the reason
+ * given; slurmd's log says it once per step and node.
+ */
+static void _stop(const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	slurm_info(PLUGIN ": %s: this node's tasks stop", why);
+	free(qft.stop);
+	qft.stop = strdup(why);
+	if (!qft.stop)
+		qft.stop = strdup("out of memory");
+}
+
+/*
+ * _job_has_table: the step would apply a LID table on nodes where this
+ * plugin works: QFT_LID_TABLE set, QFT_LID_CHOICE pair or dest, and the
+ * step's mode neither off nor job.
+ */
+static bool _job_has_table(spank_t sp)
+{
+	const char *from;
+	enum lid_mode mode = _step_mode(sp, &from);
+	char *table = _getenv(sp, "QFT_LID_TABLE"), *choice = _getenv(sp, "QFT_LID_CHOICE");
+	bool has = table && table[0] && choice && (!strcmp(choice, "pair") || !strcmp(choice, "dest")) &&
+		   (mode != MODE_OFF) && (mode != MODE_JOB);
+
+	free(table);
+	free(choice);
+	return has;
 }

@@ -8,7 +8,7 @@
 # Only the two functions are exported, at libibverbs' version
 # (libqft-lid.map); no libibverbs: the real functions are found at run time.
 lib_LTLIBRARIES = contribs/verbs/libqft-lid.la
-contribs_verbs_libqft_lid_la_SOURCES = contribs/verbs/qft_lid.c
+contribs_verbs_libqft_lid_la_SOURCES = contribs/verbs/qft_lid.c contribs/verbs/lid_table.c contribs/verbs/lid_table.h
 contribs_verbs_libqft_lid_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 contribs_verbs_libqft_lid_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-Wl,--version-script=$(srcdir)/contribs/verbs/libqft-lid.map
@@ -55,5 +55,5 @@ tests_verbs_test_lid_dlopen_LDADD = $(CMOCKA_LIBS) -ldl
 EXTRA_tests_verbs_test_lid_dlopen_DEPENDENCIES = contribs/verbs/libqft-lid.la \
 	tests/verbs/libibverbs.la tests/verbs/verbs_user.la
 
-EXTRA_DIST += contribs/verbs/README.md contribs/verbs/libqft-lid.map \
+EXTRA_DIST += contribs/verbs/README.md contribs/verbs/libqft-lid.map tests/fuzz/fuzz_lid_table.c \
 	tests/verbs/fake_ibverbs.map

@@ -18,16 +18,27 @@
  * The symmetric rule, on host A for an address naming host B:
  *	dlid = BASE(B) | o(A, B), src_path_bits = o(B, A)
  * for RC and UC queue pairs (primary and alternate path) and for address
- * handles, LID-routed only (is_global == 0). Anything else, and every call
- * when the table is absent or refused, goes through as the caller made it:
- * the interposer may turn the LID choice off, never the application.
+ * handles, LID-routed only (is_global == 0), on the port the table
+ * describes (its live base LID is this host's in the table). Anything else
+ * goes through as the caller made it.
+ *
+ * All or nothing: an RC connection works only when both ends apply the
+ * same table, and the tasks of a step cannot agree among themselves. So
+ * when QFT_LID_TABLE is set, a table this process cannot apply exactly as
+ * its peers do (unreadable, refused, another digest than QFT_LID_DIGEST,
+ * this host not in it, the port's live LID or LMC not the table's) stops
+ * the process with one message and exit status 78 (EX_CONFIG, sysexits.h)
+ * at the first intercepted call: the step fails instead of hanging on
+ * half its connections (docs/lid-table.md, "All or nothing").
  *
  * The table is read once, at the first intercepted call (not in a
  * constructor: the library is preloaded into every process of a job step,
  * most of which never touch verbs). What is read is process-wide and
- * written once under pthread_once; the two one-shot messages are atomic
- * flags. Nothing is freed: the table lives as long as the process.
+ * written once under pthread_once; the one-shot message is an atomic
+ * flag; what each port is, a small cache under a mutex. Nothing is freed:
+ * the table lives as long as the process.
  */
+
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -44,29 +55,21 @@
 
 #include <infiniband/verbs.h>
 
+#include "contribs/verbs/lid_table.h"
+
 #define QFT_EXPORT __attribute__((visibility("default")))
 
-/* The default version of both functions in rdma-core's libibverbs.map. */
+/* The default version of the functions in rdma-core's libibverbs.map. */
 #define VERBS_VERSION "IBVERBS_1.1"
 #define VERBS_SONAME "libibverbs.so.1"
 
-/* The unicast LIDs (IBA 4.1.3): 0x0001 .. 0xbfff. */
-#define LID_UNICAST_END 0xc000u
-#define LMC_MAX 7u
+/* A table that cannot be applied: a configuration error (sysexits.h). */
+#define STOP_STATUS 78
+#define STOP_WHY "; this task stops (exit 78): the job's other tasks apply the LID table, " \
+	"and a connection rewritten at one end only fails"
 
-enum choice { CHOICE_PAIR, CHOICE_DEST, CHOICE_JOB };
-static const char *const choice_names[] = {"pair", "dest", "job"};
-
-/* The table as the file says it (docs/lid-table.md). */
-struct table {
-	unsigned lmc;
-	enum choice choice;
-	size_t n;
-	char **name;
-	uint16_t *base;
-	uint8_t *dest;		/* DEST_OFFSET of each host */
-	uint8_t *pair;		/* n * n, row a = source a; choice pair only */
-};
+/* Ports remembered; a host has a handful (rails x ports). */
+#define PORTS_MAX 32
 
 /* A host of the table as seen from this host (self, A). */
 struct peer {
@@ -78,15 +81,37 @@ struct peer {
 
 typedef int (*modify_qp_fn)(struct ibv_qp *, struct ibv_qp_attr *, int);
 typedef struct ibv_ah *(*create_ah_fn)(struct ibv_pd *, struct ibv_ah_attr *);
+/* ibv_query_port@IBVERBS_1.1 takes the compat structure: the prefix of
+ * struct ibv_port_attr (verbs.h, ___ibv_query_port). */
+typedef int (*query_port_fn)(struct ibv_context *, uint8_t, struct ibv_port_attr *);
+typedef int (*query_device_fn)(struct ibv_context *, struct ibv_device_attr *);
+typedef int (*query_qp_fn)(struct ibv_qp *, struct ibv_qp_attr *, int, struct ibv_qp_init_attr *);
+typedef struct ibv_device **(*device_list_fn)(int *);
+typedef void (*free_list_fn)(struct ibv_device **);
+typedef struct ibv_context *(*open_device_fn)(struct ibv_device *);
+typedef int (*close_device_fn)(struct ibv_context *);
+
+/* What a port is to the table. */
+enum port_use { PORT_TABLE, PORT_OTHER };
 
 /* What the first intercepted call sets up; read-only afterwards. */
 static struct {
 	modify_qp_fn modify_qp;
 	create_ah_fn create_ah;
-	bool on;		/* a table was read and names this host */
+	query_port_fn query_port;
+	query_device_fn query_device;
+	query_qp_fn query_qp;
+	device_list_fn device_list;
+	free_list_fn free_list;
+	open_device_fn open_device;
+	close_device_fn close_device;
+	bool on;		/* a table was read, it names this host */
 	bool debug;
 	const char *path;
 	const char *self;
+	unsigned lmc, lmc_line;
+	uint16_t self_base;
+	unsigned self_line;
 	uint16_t mask;		/* 2^LMC - 1 */
 	size_t npeers;
 	struct peer *peers;	/* sorted by base */
@@ -94,6 +119,18 @@ static struct {
 
 static pthread_once_t lid_once = PTHREAD_ONCE_INIT;
 static int said_unknown;	/* atomic: the unknown-peer line went out */
+
+/* The ports seen so far, and whether this host has the table's port. */
+static struct {
+	pthread_mutex_t lock;
+	size_t n;
+	struct {
+		const struct ibv_device *dev;
+		uint8_t port;
+		enum port_use use;
+	} seen[PORTS_MAX];
+	int host_has_table_port;	/* -1 not looked yet */
+} ports = {PTHREAD_MUTEX_INITIALIZER, 0, {{0}}, -1};
 
 /* One line on stderr. The application's stderr, the only channel an
  * interposer has; every line starts with "qft-lid: ". */
@@ -107,274 +144,23 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 }
 
-/* --- reading the table ---------------------------------------------------- */
-
-struct reader {
-	FILE *f;
-	const char *path;
-	unsigned line;		/* number of the line in buf */
-	char *buf;
-	size_t cap;
-};
-
-/* Refuses the table at the reader's line. Returns -1. */
-__attribute__((format(printf, 2, 3)))
-static int refuse(const struct reader *r, const char *fmt, ...)
+/* The one message, then the end of the process. _exit: the caller is
+ * inside a verbs call, perhaps holding the MPI's locks, and its atexit
+ * handlers would talk to peers that are about to lose this one anyway. */
+__attribute__((format(printf, 1, 2), noreturn))
+static void stop(const char *fmt, ...)
 {
-	char what[256];
+	char what[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	say("qft-lid: %s:%u: expected %s; LID choice off\n", r->path, r->line, what);
-	return -1;
+	say("qft-lid: %s" STOP_WHY "\n", what);
+	_exit(STOP_STATUS);
 }
 
-/* The next line that is neither blank nor a comment, trailing blanks cut;
- * NULL at the end of the file (r->line then counts one past the last). */
-static char *next_line(struct reader *r)
-{
-	ssize_t len;
-	char *s;
-
-	for (;;) {
-		r->line++;
-		len = getline(&r->buf, &r->cap, r->f);
-		if (len < 0)
-			return NULL;
-		while (len > 0 && strchr(" \t\r\n\v\f", r->buf[len - 1]))
-			r->buf[--len] = '\0';
-		s = r->buf + strspn(r->buf, " \t");
-		if (*s && *s != '#')
-			return s;
-	}
-}
-
-/* Splits `s` in place at blanks into at most `max` tokens; returns how many
- * there were (max + 1 when there were more). */
-static int split(char *s, char **tok, int max)
-{
-	char *save;
-	int n = 0;
-
-	for (s = strtok_r(s, " \t", &save); s; s = strtok_r(NULL, " \t", &save)) {
-		if (n == max)
-			return max + 1;
-		tok[n++] = s;
-	}
-	return n;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* A decimal number, or hexadecimal after 0x, no sign, at most `max`. */
-static bool parse_uint(const char *s, unsigned long max, unsigned long *out)
-{
-	unsigned long v = 0, radix = 10;
-	int d;
-
-	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		radix = 16;
-		s += 2;
-	}
-	if (!*s)
-		return false;
-	for (; *s; s++) {
-		d = hex_digit(*s);
-		if (d < 0 || (unsigned long)d >= radix)
-			return false;
-		v = v * radix + (unsigned long)d;
-		if (v > max)
-			return false;
-	}
-	*out = v;
-	return true;
-}
-
-/* The line "KEY N" with N in min..max. */
-static int parse_keyed(struct reader *r, const char *key, unsigned long min, unsigned long max,
-		       unsigned long *out)
-{
-	char *line = next_line(r), *tok[2];
-
-	if (!line || split(line, tok, 2) != 2 || strcmp(tok[0], key) ||
-	    !parse_uint(tok[1], max, out) || *out < min) {
-		if (min == max)
-			return refuse(r, "\"%s %lu\"", key, min);
-		return refuse(r, "\"%s N\" with N %lu..%lu", key, min, max);
-	}
-	return 0;
-}
-
-/* choice pair|dest|job. */
-static int parse_choice(struct reader *r, struct table *t)
-{
-	char *line = next_line(r), *tok[2];
-
-	if (line && split(line, tok, 2) == 2 && !strcmp(tok[0], "choice"))
-		for (size_t i = 0; i < sizeof(choice_names) / sizeof(choice_names[0]); i++)
-			if (!strcmp(tok[1], choice_names[i])) {
-				t->choice = (enum choice)i;
-				return 0;
-			}
-	return refuse(r, "\"choice pair\", \"choice dest\" or \"choice job\"");
-}
-
-/* qft-lid 1, lmc L, choice C, hosts N; N at most the hosts 2^L LIDs each
- * leave room for among the unicast LIDs. */
-static int parse_header(struct reader *r, struct table *t)
-{
-	unsigned long v;
-
-	if (parse_keyed(r, "qft-lid", 1, 1, &v) || parse_keyed(r, "lmc", 0, LMC_MAX, &v))
-		return -1;
-	t->lmc = (unsigned)v;
-	if (parse_choice(r, t) || parse_keyed(r, "hosts", 1, (LID_UNICAST_END >> t->lmc) - 1, &v))
-		return -1;
-	t->n = v;
-	return 0;
-}
-
-/* Host b's line: host NAME BASE_LID DEST_OFFSET. */
-static int parse_host(struct reader *r, struct table *t, size_t b)
-{
-	const unsigned long lids = 1ul << t->lmc;
-	unsigned long base, off;
-	char *line = next_line(r), *tok[4];
-
-	if (!line || split(line, tok, 4) != 4 || strcmp(tok[0], "host"))
-		return refuse(r, "\"host NAME BASE_LID DEST_OFFSET\" (host %zu of %zu)", b + 1, t->n);
-	if (!parse_uint(tok[2], LID_UNICAST_END - lids, &base) || !base || base % lids)
-		return refuse(r, "BASE_LID a multiple of %lu in 0x0001..0x%04lx, not %s", lids,
-			      LID_UNICAST_END - lids, tok[2]);
-	if (!parse_uint(tok[3], lids - 1, &off))
-		return refuse(r, "DEST_OFFSET 0..%lu, not %s", lids - 1, tok[3]);
-	for (size_t a = 0; a < b; a++) {
-		if (!strcmp(t->name[a], tok[1]))
-			return refuse(r, "a host not named before, not %s again", tok[1]);
-		if (t->base[a] == base)
-			return refuse(r, "a BASE_LID not given before, not 0x%04lx again", base);
-	}
-	if (t->choice == CHOICE_JOB && b && t->dest[0] != off)
-		return refuse(r, "DEST_OFFSET %u as on every host under choice job, not %lu",
-			      t->dest[0], off);
-	if (!(t->name[b] = strdup(tok[1])))
-		return refuse(r, "memory for the table");
-	t->base[b] = (uint16_t)base;
-	t->dest[b] = (uint8_t)off;
-	return 0;
-}
-
-static int parse_hosts(struct reader *r, struct table *t)
-{
-	t->name = calloc(t->n, sizeof(*t->name));
-	t->base = calloc(t->n, sizeof(*t->base));
-	t->dest = calloc(t->n, sizeof(*t->dest));
-	if (!t->name || !t->base || !t->dest)
-		return refuse(r, "memory for %zu hosts", t->n);
-	for (size_t b = 0; b < t->n; b++)
-		if (parse_host(r, t, b))
-			return -1;
-	return 0;
-}
-
-/* pairs, then row a: one offset per destination b, one hexadecimal digit
- * each when L <= 4, two when L > 4. */
-static int parse_pairs(struct reader *r, struct table *t)
-{
-	const size_t width = t->lmc <= 4 ? 1 : 2, n = t->n;
-	const unsigned lids = 1u << t->lmc;
-	char *line = next_line(r);
-
-	if (!line || strcmp(line, "pairs"))
-		return refuse(r, "\"pairs\" after the %zu hosts under choice pair", n);
-	if (!(t->pair = malloc(n * n)))
-		return refuse(r, "memory for %zu x %zu offsets", n, n);
-	for (size_t a = 0; a < n; a++) {
-		line = next_line(r);
-		if (!line || !strcmp(line, "end") || strlen(line) != n * width)
-			return refuse(r, "row %zu of %zu: %zu hexadecimal digits", a + 1, n, n * width);
-		for (size_t b = 0; b < n; b++) {
-			const char *s = line + b * width;
-			int hi = hex_digit(s[0]), lo = width == 2 ? hex_digit(s[1]) : 0;
-			unsigned o = width == 2 ? (unsigned)(hi * 16 + lo) : (unsigned)hi;
-
-			if (hi < 0 || lo < 0)
-				return refuse(r, "hexadecimal digits, not \"%.*s\" (row %zu, column %zu)",
-					      (int)width, s, a + 1, b + 1);
-			if (o >= lids)
-				return refuse(r, "offsets 0..%u, not %u (row %zu, column %zu)",
-					      lids - 1, o, a + 1, b + 1);
-			if (a == b && o)
-				return refuse(r, "0 on the diagonal, not %u (row %zu)", o, a + 1);
-			t->pair[a * n + b] = (uint8_t)o;
-		}
-	}
-	return 0;
-}
-
-/* end, the last line: a table without it is a writer that died. */
-static int parse_end(struct reader *r)
-{
-	char *line = next_line(r);
-
-	if (!line)
-		return refuse(r, "\"end\", not the end of the file");
-	if (strcmp(line, "end"))
-		return refuse(r, "\"end\"%s", strcmp(line, "pairs") ? "" :
-			      " (\"pairs\" only under choice pair)");
-	if (next_line(r))
-		return refuse(r, "nothing after \"end\"");
-	return 0;
-}
-
-static void free_table(struct table *t)
-{
-	for (size_t b = 0; t->name && b < t->n; b++)
-		free(t->name[b]);
-	free(t->name);
-	free(t->base);
-	free(t->dest);
-	free(t->pair);
-}
-
-/* Reads `path` into t; on any fault says why once and returns -1. */
-static int read_table(const char *path, struct table *t)
-{
-	struct reader r = {.path = path};
-	int rc;
-
-	if (!(r.f = fopen(path, "re"))) {
-		say("qft-lid: %s: %s; LID choice off\n", path, strerror(errno));
-		return -1;
-	}
-	rc = parse_header(&r, t);
-	if (!rc)
-		rc = parse_hosts(&r, t);
-	if (!rc && t->choice == CHOICE_PAIR)
-		rc = parse_pairs(&r, t);
-	if (!rc)
-		rc = parse_end(&r);
-	free(r.buf);
-	fclose(r.f);
-	return rc;
-}
-
-/* o(a, b): row a column b under pair, DEST_OFFSET of b under dest and job. */
-static unsigned offset(const struct table *t, size_t a, size_t b)
-{
-	return t->choice == CHOICE_PAIR ? t->pair[a * t->n + b] : t->dest[b];
-}
+/* --- the table ------------------------------------------------------------ */
 
 static int by_base(const void *x, const void *y)
 {
@@ -385,15 +171,18 @@ static int by_base(const void *x, const void *y)
 
 /* This host's name: QFT_LID_SELF, else SLURMD_NODENAME, else the host
  * name up to the first dot. NULL when there is none. */
-static const char *self_name(void)
+static const char *self_name(const char **from)
 {
 	static char host[HOST_NAME_MAX + 1];
 	const char *s;
 
+	*from = "QFT_LID_SELF";
 	if ((s = getenv("QFT_LID_SELF")) && *s)
 		return s;
+	*from = "SLURMD_NODENAME";
 	if ((s = getenv("SLURMD_NODENAME")) && *s)
 		return s;
+	*from = "the host name";
 	if (gethostname(host, sizeof(host)) || !host[0])
 		return NULL;
 	host[sizeof(host) - 1] = '\0';
@@ -403,17 +192,15 @@ static const char *self_name(void)
 
 /* The table seen from this host: for every host B, o(A, B) and o(B, A).
  * Takes the names from t. */
-static int take_peers(struct table *t, size_t a)
+static void take_peers(struct lid_table *t, size_t a)
 {
-	if (!(lid.peers = calloc(t->n, sizeof(*lid.peers)))) {
-		say("qft-lid: %s: no memory for %zu hosts; LID choice off\n", lid.path, t->n);
-		return -1;
-	}
+	if (!(lid.peers = calloc(t->n, sizeof(*lid.peers))))
+		stop("%s: no memory for %zu hosts", lid.path, t->n);
 	for (size_t b = 0; b < t->n; b++) {
 		lid.peers[b] = (struct peer){
 			.base = t->base[b],
-			.out = (uint8_t)offset(t, a, b),
-			.in = (uint8_t)offset(t, b, a),
+			.out = (uint8_t)lid_table_offset(t, a, b),
+			.in = (uint8_t)lid_table_offset(t, b, a),
 			.name = t->name[b],
 		};
 		t->name[b] = NULL;
@@ -421,35 +208,45 @@ static int take_peers(struct table *t, size_t a)
 	lid.npeers = t->n;
 	qsort(lid.peers, lid.npeers, sizeof(*lid.peers), by_base);
 	lid.mask = (uint16_t)((1u << t->lmc) - 1);
-	return 0;
+	lid.lmc = t->lmc;
+	lid.lmc_line = t->lmc_line;
+	lid.self_base = t->base[a];
+	lid.self_line = t->line[a];
 }
 
+/* Reads the table, checks it is the job's (QFT_LID_DIGEST) and names this
+ * host; stops the process otherwise. */
 static void load_table(void)
 {
-	struct table t = {0};
+	struct lid_table t = {0};
+	const char *want = getenv("QFT_LID_DIGEST"), *from;
+	char why[512], got[64];
 	size_t a;
+	FILE *f;
 
-	if (read_table(lid.path, &t))
-		goto out;
-	if (!(lid.self = self_name()) || !(lid.self = strdup(lid.self))) {
-		say("qft-lid: no host name (QFT_LID_SELF, SLURMD_NODENAME, gethostname); "
-		    "LID choice off\n");
-		goto out;
-	}
+	if (!(f = fopen(lid.path, "re")))
+		stop("%s: %s", lid.path, strerror(errno));
+	if (lid_table_read(f, lid.path, &t, why, sizeof(why)))
+		stop("%s", why);
+	fclose(f);
+	snprintf(got, sizeof(got), LID_DIGEST_FMT, t.digest);
+	/* Unset: a table set up by hand (contribs/verbs/README.md, Use). */
+	if (want && *want && strcmp(want, got))
+		stop("%s: digest %s, expected QFT_LID_DIGEST=%s (the table select/rlft wrote for "
+		     "the job)", lid.path, got, want);
+	if (!(lid.self = self_name(&from)) || !(lid.self = strdup(lid.self)))
+		stop("%s: no host name (QFT_LID_SELF, SLURMD_NODENAME, gethostname)", lid.path);
 	for (a = 0; a < t.n && strcmp(t.name[a], lid.self); a++)
 		;
-	if (a == t.n) {
-		say("qft-lid: host %s not in %s; LID choice off\n", lid.self, lid.path);
-		goto out;
-	}
-	if (take_peers(&t, a))
-		goto out;
+	if (a == t.n)
+		stop("%s: expected a line \"host %s BASE_LID DEST_OFFSET\" (this host, by %s)",
+		     lid.path, lid.self, from);
+	take_peers(&t, a);
 	lid.on = true;
 	if (lid.debug)
-		say("qft-lid: %s: %zu hosts, lmc %u, choice %s; this is %s\n", lid.path, t.n,
-		    t.lmc, choice_names[t.choice], lid.self);
-out:
-	free_table(&t);
+		say("qft-lid: %s: %zu hosts, lmc %u, choice %s, %s; this is %s\n", lid.path, t.n,
+		    t.lmc, lid_choice_names[t.choice], got, lid.self);
+	lid_table_free(&t);
 }
 
 /* The real function: the next definition after this library in the
@@ -464,6 +261,13 @@ static void *real_symbol(const char *name)
 		return sym;
 	if ((lib = dlopen(VERBS_SONAME, RTLD_NOW | RTLD_NOLOAD)))
 		sym = dlvsym(lib, name, VERBS_VERSION);
+	return sym;
+}
+
+static void *intercepted(const char *name)
+{
+	void *sym = real_symbol(name);
+
 	if (!sym)
 		say("qft-lid: %s@%s not found; calls fail with ENOSYS\n", name, VERBS_VERSION);
 	return sym;
@@ -473,15 +277,155 @@ static void init(void)
 {
 	const char *s;
 
-	lid.modify_qp = (modify_qp_fn)real_symbol("ibv_modify_qp");
-	lid.create_ah = (create_ah_fn)real_symbol("ibv_create_ah");
+	lid.modify_qp = (modify_qp_fn)intercepted("ibv_modify_qp");
+	lid.create_ah = (create_ah_fn)intercepted("ibv_create_ah");
 	s = getenv("QFT_LID_DEBUG");
 	lid.debug = s && *s && strcmp(s, "0");
-	if ((s = getenv("QFT_LID_TABLE")) && *s) {
-		lid.path = strdup(s);
-		if (lid.path)
-			load_table();
+	if (!(s = getenv("QFT_LID_TABLE")) || !*s)
+		return;
+	if (!(lid.path = strdup(s)))
+		stop("%s: no memory", s);
+	/* What checks the ports: wanted only with a table. */
+	lid.query_port = (query_port_fn)real_symbol("ibv_query_port");
+	lid.query_device = (query_device_fn)real_symbol("ibv_query_device");
+	lid.query_qp = (query_qp_fn)real_symbol("ibv_query_qp");
+	lid.device_list = (device_list_fn)real_symbol("ibv_get_device_list");
+	lid.free_list = (free_list_fn)real_symbol("ibv_free_device_list");
+	lid.open_device = (open_device_fn)real_symbol("ibv_open_device");
+	lid.close_device = (close_device_fn)real_symbol("ibv_close_device");
+	if (!lid.query_port || !lid.query_device || !lid.device_list || !lid.free_list ||
+	    !lid.open_device || !lid.close_device)
+		stop("%s: libibverbs' ibv_query_port and device functions not found: the ports "
+		     "cannot be checked against the table", lid.path);
+	load_table();
+}
+
+/* --- the ports ------------------------------------------------------------- */
+
+/* ibv_query_port is an inline in verbs.h that prefers the provider's
+ * extended entry and falls back to the exported function; the same here,
+ * with the exported one found at run time (no link to libibverbs). */
+static int query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+{
+	struct verbs_context *vctx = verbs_get_ctx_op(ctx, query_port);
+
+	if (vctx)
+		return vctx->query_port(ctx, port, attr, sizeof(*attr));
+	memset(attr, 0, sizeof(*attr));
+	return lid.query_port(ctx, port, attr);
+}
+
+/* Appends "DEV port P: LID L LMC M" for the message about a missing port. */
+static void note_port(char *list, size_t len, const struct ibv_context *ctx, unsigned port,
+		      const struct ibv_port_attr *attr)
+{
+	size_t used = strlen(list);
+
+	if (used + 1 < len)
+		snprintf(list + used, len - used, "%s%s port %u: LID 0x%04x LMC %u",
+			 used ? ", " : "", ctx->device->name, port, attr->lid, attr->lmc);
+}
+
+/* Whether one of ctx's ports has this host's base LID of the table. */
+static bool device_has_table_port(struct ibv_context *ctx, char *list, size_t len)
+{
+	struct ibv_device_attr dev;
+	struct ibv_port_attr attr;
+
+	if (lid.query_device(ctx, &dev))
+		return false;
+	for (unsigned p = 1; p <= dev.phys_port_cnt; p++) {
+		if (query_port(ctx, (uint8_t)p, &attr))
+			continue;
+		note_port(list, len, ctx, p, &attr);
+		if (attr.link_layer != IBV_LINK_LAYER_ETHERNET && attr.lid == lid.self_base)
+			return true;
 	}
+	return false;
+}
+
+/* Whether any port of this host, on ctx's device or another HCA, has the
+ * table's base LID for this host: when one has, a port without it is a
+ * second port or rail the table does not describe; when none has, the
+ * table's LID for this host is someone else's or nobody's. */
+static bool host_has_table_port(struct ibv_context *ctx, char *list, size_t len)
+{
+	struct ibv_device **devs;
+	bool found;
+
+	if ((found = device_has_table_port(ctx, list, len)))
+		return true;
+	if (!(devs = lid.device_list(NULL)))
+		return false;
+	for (size_t i = 0; devs[i] && !found; i++) {
+		struct ibv_context *other;
+
+		if (devs[i] == ctx->device || !(other = lid.open_device(devs[i])))
+			continue;
+		found = device_has_table_port(other, list, len);
+		lid.close_device(other);
+	}
+	lid.free_list(devs);
+	return found;
+}
+
+/* What ctx's port is to the table; stops the process when the port the
+ * table describes has another LMC than the table, or when this host has
+ * no port with the table's LID for it. Called with ports.lock held. */
+static enum port_use check_port(struct ibv_context *ctx, uint8_t port)
+{
+	struct ibv_port_attr attr;
+	char list[512] = "";
+	int err;
+
+	if ((err = query_port(ctx, port, &attr)))
+		stop("%s: cannot check %s port %u against the table: ibv_query_port: %s", lid.path,
+		     ctx->device->name, port, strerror(err > 0 ? err : errno));
+	/* RoCE: no LIDs; its addresses are global and never rewritten. */
+	if (attr.link_layer == IBV_LINK_LAYER_ETHERNET)
+		return PORT_OTHER;
+	if (attr.lid == lid.self_base) {
+		if (attr.lmc != lid.lmc)
+			stop("%s:%u: expected lmc %u on this host's port, but %s port %u (LID 0x%04x) "
+			     "has LMC %u: the offsets would address other hosts", lid.path,
+			     lid.lmc_line, lid.lmc, ctx->device->name, port, attr.lid, attr.lmc);
+		return PORT_TABLE;
+	}
+	if (ports.host_has_table_port < 0)
+		ports.host_has_table_port = host_has_table_port(ctx, list, sizeof(list));
+	if (!ports.host_has_table_port)
+		stop("%s:%u: expected a port with base LID 0x%04x on %s, but this host has none "
+		     "(%s)", lid.path, lid.self_line, lid.self_base, lid.self, list);
+	return PORT_OTHER;
+}
+
+/* Whether addresses leaving through ctx's port are the table's to rewrite. */
+static bool table_port(struct ibv_context *ctx, uint8_t port)
+{
+	enum port_use use = PORT_OTHER;
+	bool fresh = false;
+	size_t i;
+
+	if (!ctx || !ctx->device || !port)
+		stop("%s: cannot tell the port of an address (device context %p, port %u) to "
+		     "check it against the table", lid.path, (void *)ctx, port);
+	pthread_mutex_lock(&ports.lock);
+	for (i = 0; i < ports.n; i++)
+		if (ports.seen[i].dev == ctx->device && ports.seen[i].port == port)
+			break;
+	if (i < ports.n) {
+		use = ports.seen[i].use;
+	} else {
+		use = check_port(ctx, port);
+		fresh = true;
+		if (ports.n < PORTS_MAX)
+			ports.seen[ports.n++] = (typeof(ports.seen[0])){ctx->device, port, use};
+	}
+	pthread_mutex_unlock(&ports.lock);
+	if (lid.debug && fresh && use == PORT_OTHER)
+		say("qft-lid: %s port %u: not the table's (base LID 0x%04x): left as is\n",
+		    ctx->device->name, port, lid.self_base);
+	return use == PORT_TABLE;
 }
 
 /* --- the rule ------------------------------------------------------------- */
@@ -493,10 +437,11 @@ static const struct peer *find_peer(uint16_t base)
 	return bsearch(&key, lid.peers, lid.npeers, sizeof(key), by_base);
 }
 
-/* Applies the symmetric rule to one address vector; true when it changed
- * it. qp and alt only name the call in a debug line (qp NULL: an address
- * handle). */
-static bool apply(struct ibv_ah_attr *ah, const struct ibv_qp *qp, bool alt)
+/* Applies the symmetric rule to one address vector leaving through ctx's
+ * port; true when it changed it. qp and alt only name the call in a debug
+ * line (qp NULL: an address handle). */
+static bool apply(struct ibv_ah_attr *ah, struct ibv_context *ctx, uint8_t port,
+		  const struct ibv_qp *qp, bool alt)
 {
 	const struct peer *b;
 	uint16_t dlid;
@@ -506,6 +451,8 @@ static bool apply(struct ibv_ah_attr *ah, const struct ibv_qp *qp, bool alt)
 		return false;
 	/* Multicast, permissive, 0: no host's LID. */
 	if (!ah->dlid || ah->dlid >= LID_UNICAST_END)
+		return false;
+	if (!table_port(ctx, port))
 		return false;
 	if (!(b = find_peer(ah->dlid & (uint16_t)~lid.mask))) {
 		if (!__atomic_exchange_n(&said_unknown, 1, __ATOMIC_RELAXED))
@@ -524,6 +471,22 @@ static bool apply(struct ibv_ah_attr *ah, const struct ibv_qp *qp, bool alt)
 	ah->dlid = dlid;
 	ah->src_path_bits = b->in;
 	return true;
+}
+
+/* The port of a queue pair's primary path: the address's own, else the
+ * one this call moves the queue pair to, else the one it has. */
+static uint8_t primary_port(struct ibv_qp *qp, const struct ibv_qp_attr *attr, int attr_mask)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr now;
+
+	if (attr->ah_attr.port_num)
+		return attr->ah_attr.port_num;
+	if ((attr_mask & IBV_QP_PORT) && attr->port_num)
+		return attr->port_num;
+	if (lid.query_qp && !lid.query_qp(qp, &now, IBV_QP_PORT, &init))
+		return now.port_num;
+	return 0;
 }
 
 /* --- the entry points ----------------------------------------------------- */
@@ -545,9 +508,12 @@ QFT_EXPORT int ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int at
 	 * for another queue pair. */
 	mine = *attr;
 	if (attr_mask & IBV_QP_AV)
-		changed |= apply(&mine.ah_attr, qp, false);
+		changed |= apply(&mine.ah_attr, qp->context, primary_port(qp, attr, attr_mask), qp,
+				 false);
 	if (attr_mask & IBV_QP_ALT_PATH)
-		changed |= apply(&mine.alt_ah_attr, qp, true);
+		changed |= apply(&mine.alt_ah_attr, qp->context,
+				 attr->alt_port_num ? attr->alt_port_num : attr->alt_ah_attr.port_num,
+				 qp, true);
 	return lid.modify_qp(qp, changed ? &mine : attr, attr_mask);
 }
 
@@ -560,8 +526,9 @@ QFT_EXPORT struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *a
 		errno = ENOSYS;
 		return NULL;
 	}
-	if (!lid.on || !attr)
+	if (!lid.on || !attr || !pd)
 		return lid.create_ah(pd, attr);
 	mine = *attr;
-	return lid.create_ah(pd, apply(&mine, NULL, false) ? &mine : attr);
+	return lid.create_ah(pd, apply(&mine, pd->context, attr->port_num, NULL, false) ? &mine :
+			     attr);
 }

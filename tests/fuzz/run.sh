@@ -5,13 +5,18 @@
 # calls) and fuzz_place (fabric JSON -> tree ->
 # router -> placement), and runs each parser and the placement for a
 # bounded time, from seed inputs made of the project's own fixtures (and
-# degraded copies of them). Exit status 1 on any crash.
+# degraded copies of them). fuzz_lid_table: the LID-table reader of the
+# verbs interposer (contribs/verbs/lid_table.c), plain C. Exit status 1 on
+# any crash.
 #   usage: tests/fuzz/run.sh [SECONDS-PER-RUN]   (default 20)
 #   QFT_FUZZ_RUNS=N: stop each run after N executions (or the time limit)
+#   QFT_FUZZ_PARSERS="lidtable ...": only those runs (default all)
+#   QFT_FUZZ_WORK=DIR: build and corpora there (default build/fuzz)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${1:-${QFT_FUZZ_SECONDS:-20}}
-work=$top/build/fuzz
+work=${QFT_FUZZ_WORK:-$top/build/fuzz}
+parsers=${QFT_FUZZ_PARSERS:-json ibnetdiscover lft pgft hostlist plugin place lidtable}
 mkdir -p "$work"
 if ! command -v clang++-14 >/dev/null || [ ! -d /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux ]; then
 	SUDO=
@@ -22,8 +27,17 @@ srcs=$(cd "$top" && ls lib/*/*.cpp | grep -v -e lib/fabric/discover.cpp)
 # the C API's one configured value
 printf '#define PACKAGE_VERSION "fuzz"\n' >"$work/qft_config.h"
 flags="-std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I$top -I$top/lib/include -I$work $(pkg-config --cflags jansson)"
-# the core's objects once, both cores, for both targets
+# the interposer's reader alone: C, no libibverbs, no core
+if [ ! -x "$work/fuzz_lid_table" ] || [ -n "$(find "$top/contribs/verbs" "$top/tests/fuzz/fuzz_lid_table.c" -newer "$work/fuzz_lid_table" -name '*.[ch]')" ]; then
+	echo "fuzz: building fuzz_lid_table with clang-14 (ASan, UBSan)"
+	clang-14 -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-Wall -Wextra -Werror -I"$top" "$top/contribs/verbs/lid_table.c" "$top/tests/fuzz/fuzz_lid_table.c" \
+		-o "$work/fuzz_lid_table"
+fi
+# the core's objects once, both cores, for both targets (not needed when
+# only the LID table is fuzzed)
 stale=0
+[ "$parsers" = lidtable ] ||
 for target in fuzz_parsers fuzz_place; do
 	if [ ! -x "$work/$target" ] || [ -n "$(find "$top/lib" "$top/tests/fuzz" -newer "$work/$target" \( -name '*.[ch]pp' -o -name '*.h' \))" ]; then
 		stale=1
@@ -100,6 +114,12 @@ for i, path in enumerate(files):
                     n.pop("level", None), n.pop("index", None)
         open(f"{out}/seed-{i}-{j}", "wb").write(knobs + json.dumps(f).encode())
 PY
+# the LID table: the test tables of tests/verbs and the three choices
+mkdir -p "$work/corpus/lidtable"
+printf '# c\nqft-lid 1\nlmc 2\nchoice pair\nhosts 3\nhost n0001 0x0004 1\nhost n0002 0x0008 0\nhost n0007 0x001c 3\npairs\n012\n201\n310\nend\n' >"$work/corpus/lidtable/pair"
+printf 'qft-lid 1\nlmc 2\nchoice dest\nhosts 3\nhost n0001 4 1\nhost n0002 8 2\nhost n0007 28 3\nend\n' >"$work/corpus/lidtable/dest"
+printf 'qft-lid 1\nlmc 2\nchoice job\nhosts 2\nhost a 0x0004 2\nhost b 0x0008 2\nend\n' >"$work/corpus/lidtable/job"
+printf 'qft-lid 1\nlmc 5\nchoice pair\nhosts 3\nhost h0 0x0020 0\nhost h1 0x0040 0\nhost h2 0x0060 0\npairs\n001f0a\n110005\n1e0300\nend\n' >"$work/corpus/lidtable/lmc5"
 limit=(-max_total_time="$secs")
 [ -z "${QFT_FUZZ_RUNS:-}" ] || limit+=(-runs="$QFT_FUZZ_RUNS")
 # fuzz_one PARSER: one bounded run; its verdict in $work/PARSER.result
@@ -107,6 +127,7 @@ fuzz_one() {
 	local parser=$1 target=fuzz_parsers start=$SECONDS
 	mkdir -p "$work/crashes/$parser"
 	[ "$parser" != place ] || target=fuzz_place
+	[ "$parser" != lidtable ] || target=fuzz_lid_table
 	if "$work/$target" "${limit[@]}" -max_len=65536 -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/crashes/$parser/" \
 		"$work/corpus/$parser" >"$work/$parser.log" 2>&1; then
@@ -117,7 +138,6 @@ fuzz_one() {
 	fi >"$work/$parser.result"
 }
 # libFuzzer runs on one core: as many runs at once as there are cores
-parsers="json ibnetdiscover lft pgft hostlist plugin place"
 rm -f "$work"/*.result
 for parser in $parsers; do
 	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done

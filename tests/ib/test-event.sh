@@ -5,6 +5,12 @@
 # QFT_OSM_COMMAND; the file loads in qft and is the generated fabric. Then a
 # switch cable is unlinked in ibsim: the next sweep rewrites the file with
 # that cable missing (timed), and linking it back makes it whole again.
+# A cable that flaps (10 times down and up in 14 s, a state for each of
+# OpenSM's sweeps every 2 s to see, then down) gives
+# one write and one command, no two commands closer than
+# QFT_OSM_MIN_INTERVAL; sweeps that OpenSM ends with initialisation errors
+# (ibsim drops a spine's forwarding-table MADs) are not copied, nor those
+# that find no switch (ibsim drops the PortInfo MADs of the SM's switch).
 #   env: QFT (the qft tool), QFT_EVENT_SO (libqftevent.so; default: built
 #        with gcc into QFT_IB_WORK), QFT_IB_WORK (scratch, default
 #        build/ib/test-event), QFT_EVENT_BREAK=1 (one check fails on purpose)
@@ -97,7 +103,9 @@ stop_osm() {
 	for _ in $(seq 1 100); do osm_alive || break; sleep 0.1; done
 	OSMPID=
 }
-start_osm "$LOG" QFT_OSM_FABRIC="$FAB" QFT_OSM_COMMAND="echo ran >>'$MARK'"
+SETTLE=5 MIN_INTERVAL=8
+start_osm "$LOG" QFT_OSM_FABRIC="$FAB" QFT_OSM_COMMAND="date +%s.%N >>'$MARK'" \
+	QFT_OSM_SETTLE=$SETTLE QFT_OSM_MIN_INTERVAL=$MIN_INTERVAL
 t0=$(now)
 for _ in $(seq 1 300); do [ -s "$FAB" ] && [ -s "$MARK" ] && break; sleep 0.1; done
 [ -s "$FAB" ] && ok "fabric file written $(elapsed "$t0" "$(now)") s after OpenSM started" ||
@@ -183,11 +191,144 @@ grep -q '^missing cables 0$' "$W/rec-2.txt" && ok "whole again after the link" |
 "$QFT" info --fabric "$FAB" >"$W/info-2.txt" 2>&1
 expect_eq "cables after the link" "$(field "$W/info-2.txt" cables)" "$(field "$W/info-gen.txt" cables)"
 
+# A flapping cable: 10 times down and up, then down; the file's state
+# before was whole. One write with the cable missing, one command (or two:
+# a sweep may see the same state twice; never two within MIN_INTERVAL).
+# straight into ibsim's console FIFO: the harness's console waits 0.3 s
+# for each answer, too slow for a flap
+flap_cmd() { printf '%s\n' "$1" >"$W/sim/ibsim.console"; }
+wait_quiet() { # until no command has run for $1 s (60 s at most)
+	for _ in $(seq 1 120); do
+		awk -v l="$(tail -n 1 "$MARK")" -v n="$(now)" -v q="$1" 'BEGIN { exit !(n - l >= q) }' && return
+		sleep 0.5
+	done
+}
+wait_quiet $((SETTLE + 2))
+runs0=$(wc -l <"$MARK")
+wrote0=$(grep -c 'qft: wrote .*(changed)' "$LOG")
+t0=$(now)
+for _ in $(seq 1 10); do
+	flap_cmd "Unlink \"$swname\"[5]"
+	sleep 0.7
+	flap_cmd "Link \"$swname\"[5] \"$pname\"[$pport]"
+	sleep 0.7
+done
+flap_cmd "Unlink \"$swname\"[5]"
+say_flap="flap of 10 in $(elapsed "$t0" "$(now)") s"
+# the write comes SETTLE s after the last change a sweep saw; a second one
+# could only come MIN_INTERVAL s after the first
+for _ in $(seq 1 60); do [ "$(wc -l <"$MARK")" -gt "$runs0" ] && break; sleep 0.5; done
+sleep $((SETTLE + MIN_INTERVAL + 4))
+flap_runs=$(( $(wc -l <"$MARK") - runs0 ))
+flap_wrote=$(( $(grep -c 'qft: wrote .*(changed)' "$LOG") - wrote0 ))
+echo "# $say_flap: $flap_wrote writes, $flap_runs commands"
+[ "$flap_runs" -ge 1 ] && [ "$flap_runs" -le 2 ] && ok "flapping cable: $flap_runs commands (1 or 2 wanted)" ||
+	bad "flapping cable: $flap_runs commands, wanted 1 or 2"
+python3 - "$FAB" "$sw" >"$W/gone-flap.txt" <<'PY'
+import json, sys
+f = json.load(open(sys.argv[1]))
+print(any((l[0] == sys.argv[2] and l[1] == 5) or (l[2] == sys.argv[2] and l[3] == 5) for l in f["links"]))
+PY
+expect_eq "after the flap, cable $swname[5] in the file" "$(cat "$W/gone-flap.txt")" False
+grep 'qft: wrote' "$LOG" | tail -n 1 | sed 's/^.*-> /# /'
+# no two commands closer than QFT_OSM_MIN_INTERVAL (whole run)
+gap=$(awk 'NR > 1 { d = $1 - p; if (m == "" || d < m) m = d } { p = $1 } END { printf "%.2f", m }' "$MARK")
+awk -v g="$gap" -v m="$MIN_INTERVAL" 'BEGIN { exit !(g >= m - 0.05) }' &&
+	ok "shortest gap between two commands ${gap} s (>= QFT_OSM_MIN_INTERVAL $MIN_INTERVAL)" ||
+	bad "shortest gap between two commands ${gap} s, under QFT_OSM_MIN_INTERVAL $MIN_INTERVAL"
+# A flap that ends as the file has it: no write at all.
+wait_quiet $((SETTLE + 2))
+runs0=$(wc -l <"$MARK")
+"$IBH" console "$W/sim" "Link \"$swname\"[5] \"$pname\"[$pport]" >>"$W/flap.txt" 2>&1
+for _ in $(seq 1 60); do [ "$(wc -l <"$MARK")" -gt "$runs0" ] && break; sleep 0.5; done
+wait_quiet $((SETTLE + 2))
+runs0=$(wc -l <"$MARK")
+for _ in $(seq 1 3); do
+	flap_cmd "Unlink \"$swname\"[5]"
+	sleep 0.2
+	flap_cmd "Link \"$swname\"[5] \"$pname\"[$pport]"
+	sleep 0.2
+done
+sleep $((SETTLE + MIN_INTERVAL + 4))
+expect_eq "a flap that ends up: commands" "$(( $(wc -l <"$MARK") - runs0 ))" 0
+"$QFT" recognise "$FAB" >"$W/rec-3.txt" 2>&1
+grep -q '^missing cables 0$' "$W/rec-3.txt" && ok "after the flaps: whole" ||
+	bad "after the flaps: $(grep missing "$W/rec-3.txt" | tr '\n' ' ')"
+
+# Unclean sweeps: ibsim drops every LinearForwardingTable MAD to the spine
+# switch at the other end of that cable, and the cable goes down: OpenSM's
+# new routes cannot be set there, its sweeps end with "ERRORS DURING
+# INITIALIZATION" (and it still reports SUBNET UP); the file stays as it
+# was. Once the drops stop, a clean sweep writes the cable's loss.
+wait_quiet $((SETTLE + 2))
+runs0=$(wc -l <"$MARK")
+sum0=$(md5sum <"$FAB" | cut -c1-32)
+errs0=$(grep -c 'ERRORS DURING INITIALIZATION' "$LOG")
+skips0=$(grep -c 'qft: sweep skipped' "$LOG")
+"$IBH" console "$W/sim" "Error \"$pname\" 100 25" >"$W/error-on.txt" 2>&1
+"$IBH" console "$W/sim" "Unlink \"$swname\"[5]" >>"$W/error-on.txt" 2>&1
+for _ in $(seq 1 60); do
+	[ "$(grep -c 'qft: sweep skipped' "$LOG")" -gt "$skips0" ] && break
+	sleep 0.5
+done
+sleep $((SETTLE + MIN_INTERVAL + 2))
+errs=$(( $(grep -c 'ERRORS DURING INITIALIZATION' "$LOG") - errs0 ))
+skips=$(( $(grep -c 'qft: sweep skipped' "$LOG") - skips0 ))
+echo "# LFT drops on $pname: $errs sweeps with errors during initialization, $skips skipped by the plugin"
+[ "$errs" -ge 1 ] && ok "OpenSM reported $errs sweeps with errors during initialization" ||
+	bad "OpenSM reported no sweep with errors during initialization (ibsim's Error did not bite)"
+expect_eq "unclean sweeps skipped by the plugin" "$skips" "$errs"
+grep 'qft: sweep skipped' "$LOG" | tail -n 1 | sed 's/^.*-> /# /'
+expect_eq "during the unclean sweeps: commands" "$(( $(wc -l <"$MARK") - runs0 ))" 0
+expect_eq "during the unclean sweeps: file unchanged" "$(md5sum <"$FAB" | cut -c1-32)" "$sum0"
+"$IBH" console "$W/sim" "Error \"$pname\" 0" >"$W/error-off.txt" 2>&1
+if dt=$(wait_change "$FAB" 60 "$sum0" "$(now)"); then
+	ok "drops over: file rewritten ${dt} s later"
+else
+	bad "drops over: file not rewritten within 60 s"
+fi
+sleep 0.5
+"$QFT" info --fabric "$FAB" >"$W/info-4.txt" 2>&1
+expect_eq "after the unclean sweeps: cables" "$(field "$W/info-4.txt" cables)" $(( $(field "$W/info-gen.txt" cables) - 1 ))
+"$IBH" console "$W/sim" "Link \"$swname\"[5] \"$pname\"[$pport]" >>"$W/error-off.txt" 2>&1
+sum1=$(md5sum <"$FAB" | cut -c1-32)
+wait_change "$FAB" 60 "$sum1" "$(now)" >/dev/null
+sleep 0.5
+"$QFT" recognise "$FAB" >"$W/rec-4.txt" 2>&1
+grep -q '^missing cables 0$' "$W/rec-4.txt" && ok "whole again after the unclean sweeps" ||
+	bad "after the unclean sweeps: $(grep missing "$W/rec-4.txt" | tr '\n' ' ')"
+
+# The SM's own switch stops answering PortInfo and a cable of it goes down
+# (a heavy sweep): OpenSM's sweeps find the SM's port alone and say SUBNET
+# UP without errors. Not copied either.
+wait_quiet $((SETTLE + 2))
+runs0=$(wc -l <"$MARK")
+sum0=$(md5sum <"$FAB" | cut -c1-32)
+nosw0=$(grep -c 'qft: sweep skipped, OpenSM sees no switch' "$LOG")
+"$IBH" console "$W/sim" "Error \"$swname\" 100 21" >"$W/error-sm.txt" 2>&1
+"$IBH" console "$W/sim" "Unlink \"$swname\"[5]" >>"$W/error-sm.txt" 2>&1
+for _ in $(seq 1 60); do
+	[ "$(grep -c 'qft: sweep skipped, OpenSM sees no switch' "$LOG")" -gt "$nosw0" ] && break
+	sleep 0.5
+done
+sleep $((SETTLE + 2))
+nosw=$(( $(grep -c 'qft: sweep skipped, OpenSM sees no switch' "$LOG") - nosw0 ))
+[ "$nosw" -ge 1 ] && ok "SM's switch silent: $nosw sweeps that found no switch skipped" ||
+	bad "SM's switch silent: no sweep skipped for finding no switch"
+expect_eq "SM's switch silent: commands" "$(( $(wc -l <"$MARK") - runs0 ))" 0
+expect_eq "SM's switch silent: file unchanged" "$(md5sum <"$FAB" | cut -c1-32)" "$sum0"
+"$IBH" console "$W/sim" "Error \"$swname\" 0" >>"$W/error-sm.txt" 2>&1
+"$IBH" console "$W/sim" "Link \"$swname\"[5] \"$pname\"[$pport]" >>"$W/error-sm.txt" 2>&1
+sleep $((SETTLE + MIN_INTERVAL + 2))
+"$QFT" recognise "$FAB" >"$W/rec-5.txt" 2>&1
+grep -q '^missing cables 0$' "$W/rec-5.txt" && ok "SM's switch back: the file is whole" ||
+	bad "SM's switch back: $(grep missing "$W/rec-5.txt" | tr '\n' ' ')"
+
 osm_alive && ok "OpenSM still runs" || bad "OpenSM died (see $W/opensm.out)"
 n=$(grep -c 'qft: wrote .*(changed)' "$LOG")
 [ "$n" -ge 3 ] && ok "OpenSM log has $n 'qft: wrote' lines" || bad "OpenSM log has $n 'qft: wrote' lines, wanted >= 3"
 grep 'qft: wrote' "$LOG" | tail -n 1 | sed 's/^.*-> /# /'
-nerr=$(grep -c 'qft: .*\(cannot\|error\|exited\|killed\)' "$LOG")
+nerr=$(grep -v 'qft: sweep skipped' "$LOG" | grep -c 'qft: .*\(cannot\|error\|exited\|killed\)')
 expect_eq "plugin error lines in the log" "$nerr" 0
 python3 - "$FAB" <<'PY'
 import json, sys

@@ -11,13 +11,18 @@
 #      offsets (QFT_LID_OFFSETS, a dest table); LidChoice=job: a job-wide
 #      offset (QFT_LID_PATH_BITS), no table; LidChoice=off: none.
 #   3. A bad LidChoice= at reconfigure is named and the settings kept; a
-#      job's table goes when the job ends.
+#      job's table goes when the job ends. LidChoice=auto without
+#      HostFileDir= gives a job-wide offset, no table, and says why once.
 #   4. End to end with Debian's real slurmd (--real-nodes, 4 nodes): seed
 #      001's example (N3, N5, N6, N9 of 18 hosts, 3 roots, LMC 2) with the
 #      SPANK plugin in plugstack.conf: sbatch --qft-lid=dest reaches
 #      select/rlft, which chooses dest (auto would give pair) and predicts
 #      HSD 1.0; the batch step and an srun step get the interposer
 #      (libqft-lid.so of this build) and its table; --qft-lid=off: none.
+#      All or nothing: a verbs program on the test double of libibverbs
+#      (tests/verbs) in a 4-task step: every task rewrites; with the
+#      table differing on one node (QFT_LID_DIGEST), that node's task
+#      stops with one message and the step fails.
 TEST_NAME=test-lid
 . "$(dirname "$0")/lib.sh"
 
@@ -40,6 +45,14 @@ ok "324-node cluster up with select/rlft, fabric LMC 2"
 cd "$W" || finish
 
 envof() { sed -n "s/^$2=//p" "$T/jobs/$1.env"; }
+# digest FILE: QFT_LID_DIGEST's form of FILE (FNV-1a 64, lid_table.h)
+digest() {
+	python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+print("fnv1a64:%016x" % h)' "$1"
+}
 lid_score() { # lid_score MODE HOSTS: qft's HSD of the choice, in rank order
 	"$QFT" score --fabric "$T/fabric.json" --hosts "$2" --order given --lid "$1" --json |
 		python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["avg_hsd"])'
@@ -67,6 +80,7 @@ expect_eq "16 nodes: QFT_LID_TABLE" "$table" "$T/hostfiles/job_$b.lid"
 expect_eq "16 nodes: table head" "$(sed -n '1,4p' "$table" | paste -sd' ')" "qft-lid 1 lmc 2 choice pair hosts 16"
 expect_eq "16 nodes: table hosts in QFT_HOSTS order" "$(sed -n 's/^host \([^ ]*\) .*/\1/p' "$table" | paste -sd,)" "$hosts"
 expect_eq "16 nodes: 16 rows of 16 offsets" "$(sed -n '/^pairs$/,/^end$/p' "$table" | grep -c '^[0-3]\{16\}$')" 16
+expect_eq "16 nodes: QFT_LID_DIGEST is the table's" "$(envof "$b" QFT_LID_DIGEST)" "$(digest "$table")"
 pair_hsd=$(envof "$b" QFT_LID_HSD_AVG)
 expect_eq "16 nodes: QFT_LID_HSD_AVG = qft score --lid pair" "$pair_hsd" "$(lid_score pair "$hosts")"
 check "16 nodes: pair ($pair_hsd) below one LID ($one)" python3 -c "import sys; sys.exit(not $pair_hsd < $one)"
@@ -120,6 +134,23 @@ check "LidChoice=best is named with the words it takes" \
 g=$(run_one 16 -w "$scattered")
 expect_eq "after the bad reconfigure the last settings hold (off)" "$(envof "$g" QFT_LID_CHOICE)" none
 "$BIN/scancel" "$g"
+# auto without HostFileDir=: no table to write, so none is computed: one
+# offset for the job (UCX_IB_LID_PATH_BITS needs no table), said once
+printf 'FabricFile=fabric.json\n' >"$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure
+sleep 2
+k=$(run_one 16 -w "$scattered")
+l=$(run_one 16 -w "n[0073-0077,0091-0095,0109-0114]")
+for x in "$k" "$l"; do
+	expect_eq "no HostFileDir=, auto: QFT_LID_CHOICE" "$(envof "$x" QFT_LID_CHOICE)" job
+	check "no HostFileDir=: QFT_LID_PATH_BITS is an offset" sh -c "grep -Eq '^QFT_LID_PATH_BITS=[0-3]$' $T/jobs/$x.env"
+	check "no HostFileDir=: no table, no digest" sh -c "! grep -Eq '^QFT_LID_(TABLE|DIGEST)=' $T/jobs/$x.env"
+	check "no HostFileDir=: the job's line says why" \
+		grep -q "JobId=$x LID choice job (LidChoice= auto: no HostFileDir= for a table, LMC 2)" "$LOG"
+done
+expect_eq "no HostFileDir=: said once, not per job" \
+	"$(grep -c 'LidChoice=auto without HostFileDir=: job-wide LID offsets only' "$LOG")" 1
+"$BIN/scancel" "$k" "$l"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
 # --- 4. real slurmd, the SPANK plugin, the interposer ----------------------
@@ -179,4 +210,122 @@ j=$(real_job --qft-lid=off)
 check "--qft-lid=off: slurmctld chose none" grep -q "JobId=$j: no LID choice (--qft-lid off: off)" "$LOG"
 check "--qft-lid=off: no interposer, no QFT_LID_ variable" \
 	sh -c "! grep -Eq '^(LD_PRELOAD=.*libqft-lid|QFT_LID_)' '$R/out/$j.batch.env'"
+
+# --- all or nothing: the interposer in every task of a step ---------------
+FAKE=$(cd "$BUILD/tests/verbs/.libs" 2>/dev/null && pwd)
+if [ ! -e "$FAKE/libibverbs.so.1" ]; then
+	bad "no test double of libibverbs in $BUILD/tests/verbs/.libs (make check builds it)"
+	finish
+fi
+# probe PEER_LID: an RC queue pair to PEER_LID through the interposer and
+# the test double; prints what reached "the provider"
+cat >"$R/probe.c" <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+#include "tests/verbs/fake_ibverbs.h"
+int main(int argc, char **argv)
+{
+	struct ibv_qp qp = {.context = fake_ibv_context(0), .qp_num = 1, .qp_type = IBV_QPT_RC};
+	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_RTR};
+
+	if (argc != 2)
+		return 2;
+	attr.ah_attr.dlid = (uint16_t)strtoul(argv[1], NULL, 0);
+	attr.ah_attr.port_num = 1;
+	if (ibv_modify_qp(&qp, &attr, IBV_QP_STATE | IBV_QP_AV))
+		return 1;
+	printf("%s: dlid %s -> 0x%04x, src_path_bits %u\n", getenv("SLURMD_NODENAME"), argv[1],
+	       fake_ibv_record()->ah.dlid, fake_ibv_record()->ah.src_path_bits);
+	return 0;
+}
+C
+if ! ${CC:-cc} -I"$REPO" -o "$R/probe" "$R/probe.c" -L"$FAKE" -libverbs; then
+	bad "cannot build the verbs probe"
+	finish
+fi
+# each task: its own port has its base LID of the table, LMC 2; it
+# connects to the next host of the table. BAD_NODE's task reads a table
+# that differs in one offset from the job's (as a node with a stale copy).
+cat >"$R/task.sh" <<'TASK'
+#!/bin/sh
+t=$QFT_LID_TABLE
+if [ "$SLURM_NODEID" = "${BAD_NODE:--}" ]; then
+	sed '/^pairs$/{n;s/^\(.\)0/\11/;t;s/^\(.\)./\10/}' "$t" >"$QFT_OUT/$SLURM_JOB_ID.stale.lid"
+	export QFT_LID_TABLE=$QFT_OUT/$SLURM_JOB_ID.stale.lid
+fi
+self=$(sed -n "s/^host $SLURMD_NODENAME \([^ ]*\) .*/\1/p" "$t")
+peer=$(python3 "$PICK" "$t" "$SLURMD_NODENAME")
+FAKE_IBV_PORTS=0:1:$self:2 LD_LIBRARY_PATH=$FAKE exec "$PROBE" "$peer"
+TASK
+# the LID table's hosts and o(A, B) (docs/lid-table.md, pair)
+cat >"$R/table.py" <<'PY'
+def load(path):
+    hosts, rows, inpairs = [], [], False
+    for line in open(path):
+        w = line.split()
+        if not w or w[0].startswith("#"):
+            continue
+        if w[0] == "host":
+            hosts.append((w[1], int(w[2], 0)))
+        elif w[0] == "pairs":
+            inpairs = True
+        elif inpairs and w[0] != "end":
+            rows.append([int(c, 16) for c in w[0]])
+    return hosts, rows
+PY
+# pick.py TABLE NAME: the base LID of the host NAME addresses at the
+# largest offset (so that the rewrite shows)
+cat >"$R/pick.py" <<'PY'
+import sys
+from table import load
+hosts, rows = load(sys.argv[1])
+a = [h[0] for h in hosts].index(sys.argv[2])
+b = max((b for b in range(len(hosts)) if b != a), key=lambda b: rows[a][b])
+print("0x%04x" % hosts[b][1])
+PY
+# verify.py TABLE OUT: how many probe lines are BASE(B) | o(A,B) with
+# src_path_bits o(B,A), of how many, and how many of those differ from
+# the caller's address
+cat >"$R/verify.py" <<'PY'
+import re, sys
+from table import load
+hosts, rows = load(sys.argv[1])
+names, bases = [h[0] for h in hosts], [h[1] for h in hosts]
+right = changed = n = 0
+for line in open(sys.argv[2]):
+    m = re.match(r"(\S+): dlid (0x[0-9a-f]+) -> (0x[0-9a-f]+), src_path_bits (\d+)$", line)
+    if not m:
+        continue
+    n += 1
+    a, b = names.index(m.group(1)), bases.index(int(m.group(2), 16))
+    want = (bases[b] | rows[a][b], rows[b][a])
+    right += (int(m.group(3), 16), int(m.group(4))) == want
+    changed += want != (bases[b], 0)
+print("%d of %d, %d changed" % (right, n, changed))
+PY
+cat >"$R/aon.sh" <<'JOB'
+#!/bin/sh
+cp "$QFT_LID_TABLE" "$QFT_OUT/$SLURM_JOB_ID.lid"
+srun -N4 -n4 "$TASK" >"$QFT_OUT/$SLURM_JOB_ID.good.out" 2>&1
+echo $? >"$QFT_OUT/$SLURM_JOB_ID.good.rc"
+BAD_NODE=1 srun -N4 -n4 "$TASK" >"$QFT_OUT/$SLURM_JOB_ID.bad.out" 2>&1
+echo $? >"$QFT_OUT/$SLURM_JOB_ID.bad.rc"
+JOB
+chmod +x "$R/task.sh" "$R/aon.sh"
+m=$(cd "$W" && QFT_OUT=$R/out FAKE=$FAKE PROBE=$R/probe TASK=$R/task.sh PICK=$R/pick.py "$BIN/sbatch" --parsable -N 4 \
+	-o "$R/out/aon.out" --qft-lid=pair "$R/aon.sh")
+wait_job "$BIN" "$m" >/dev/null
+expect_eq "all or nothing: the job has a pair table with a digest" \
+	"$(sed -n 3p "$R/out/$m.lid" 2>/dev/null) $(digest "$R/out/$m.lid" | cut -c1-8)" "choice pair fnv1a64:"
+expect_eq "same table everywhere: the step succeeds" "$(cat "$R/out/$m.good.rc" 2>/dev/null)" 0
+rewrites=$(python3 "$R/verify.py" "$R/out/$m.lid" "$R/out/$m.good.out")
+check "  every task addressed its peer at BASE | o(A,B), src_path_bits o(B,A) ($rewrites)" \
+	sh -c "echo '$rewrites' | grep -Eq '^4 of 4, [1-4] changed$'"
+expect_eq "  and nothing else was said" "$(grep -vc 'dlid 0x.* -> 0x.*, src_path_bits' "$R/out/$m.good.out")" 0
+check "one node's table differs: the step fails ($(cat "$R/out/$m.bad.rc" 2>/dev/null))" \
+	sh -c "[ \"\$(cat '$R/out/$m.bad.rc')\" != 0 ]"
+expect_eq "  with one message, from the interposer on that node" \
+	"$(grep -c "^qft-lid: $R/out/$m.stale.lid: digest fnv1a64:[0-9a-f]*, expected QFT_LID_DIGEST=$(digest "$R/out/$m.lid") (the table select/rlft wrote for the job); this task stops (exit 78)" "$R/out/$m.bad.out")" 1
+expect_eq "  the other tasks rewrote; that node's stopped before" \
+	"$(python3 "$R/verify.py" "$R/out/$m.lid" "$R/out/$m.bad.out" | cut -d, -f1)" "3 of 3"
 finish

@@ -130,7 +130,9 @@ for id in "${ids[@]}"; do
 	check "job $id: QFT_HOSTS are its nodes" [ "$(tr , '\n' <<<"$hosts" | sort | paste -sd,)" = \
 		"$(tr , '\n' <<<"$list" | sort | paste -sd,)" ]
 done
-check "no node in two jobs" sh -c "[ \$(for i in ${ids[*]}; do '$BIN/scontrol' show hostnames \$('$BIN/squeue' -h -j \$i -o %N); done | sort | uniq -d | wc -l) = 0 ]"
+# No "no node in two jobs" here: on one-CPU nodes Slurm's bitmap holds no
+# busy node, so it could not fail. test-shared.sh checks the placer's
+# choice where nodes are shared (and a wrong one shows).
 "$BIN/scancel" -u root
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
 if grep -qi "segfault\|Segmentation" "$W/log/"*; then bad "a crash in the logs"; else ok "no crash in the logs"; fi

@@ -110,7 +110,9 @@ say "$n_aligned running jobs are multiples of 108, products or placed on whole b
 expect_eq "of those, jobs not congestion-free" "$bad_aligned" 0
 expect_eq "those jobs together" "$(hsd --jobs "$T/aligned2.jobs")" "1.000 1"
 say "all running jobs together: $(hsd --jobs "$T/running.jobs")"
-check "no node in two jobs" sh -c "[ \$(tr , '\\n' < $T/running.jobs | sort | uniq -d | wc -l) = 0 ]"
+# No "no node in two jobs" here: on one-CPU nodes Slurm's bitmap holds no
+# busy node, so it could not fail. test-shared.sh checks the placer's
+# choice where nodes are shared (and a wrong one shows).
 
 # --- 3. restart slurmctld in the middle of it -------------------------------
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"

@@ -95,6 +95,10 @@ one_config() {
 		expect_eq "$name: -N 4 -n 8's QFT_NODELIST" "$(qvar "$out" "$a" QFT_NODELIST)" "n[0001-0004]"
 		expect_eq "$name: -n 6 left to cons_tres: QFT_PLACEMENT_KIND" \
 			"$(qvar "$out" "$b" QFT_PLACEMENT_KIND)" cons_tres
+		# a partly used node counted free without the room: cons_tres
+		# cannot fit the job on the placer's nodes and takes them all
+		check "$name: the placer chose nodes with room only (no job fell back to cons_tres)" \
+			sh -c "! grep -q 'cons_tres could not fit it on the nodes rlft chose' '$w/log/slurmctld.log'"
 	fi
 	"$bin/scancel" "$b" "${halves[@]}"
 	for _ in $(seq 1 30); do

@@ -53,7 +53,7 @@ while read -r name args; do
 	want[$name]=$(cons_tres_count $args)
 	# shellcheck disable=SC2086
 	ids[$name]=$("$BIN/sbatch" --parsable $args -o "$T/jobs/%j.out" \
-		--wrap "env | grep ^QFT_ | sort > $T/jobs/\$SLURM_JOB_ID.env; srun hostname | sort | uniq -c | wc -l > $T/jobs/\$SLURM_JOB_ID.step; sleep 300")
+		--wrap "env | grep ^QFT_ | sort > $T/jobs/\$SLURM_JOB_ID.env; echo \${SLURM_NTASKS:-\$SLURM_NNODES} \$(srun sh -c 'echo \$SLURM_PROCID' | sort -u | wc -l) > $T/jobs/\$SLURM_JOB_ID.step; sleep 300")
 	say "$name ($args): job ${ids[$name]}, cons_tres would give ${want[$name]} nodes"
 done <"$T/requests"
 
@@ -72,7 +72,11 @@ while read -r name args; do
 	placed=$(grep "select/rlft: JobId=$id on " "$LOG" | tail -1)
 	say "$name: $placed"
 	check "$name: select/rlft placed it (not cons_tres)" sh -c "[ -n '$placed' ] && ! echo '$placed' | grep -q 'chosen by cons_tres'"
-	check "$name: an srun step ran" test -s "$T/jobs/$id.step"
+	# the job's tasks (without -n: one a node) against the distinct ranks
+	# its srun step printed
+	ntasks= ranks=
+	read -r ntasks ranks <"$T/jobs/$id.step" 2>/dev/null
+	expect_eq "$name: an srun step ran every task (SLURM_NTASKS ${ntasks:-?})" "${ranks:-0}" "${ntasks:-none}"
 done <"$T/requests"
 # A one-node job is cons_tres's (no fabric traffic): it runs too.
 one=$("$BIN/sbatch" --parsable -n 4 --wrap "srun true")

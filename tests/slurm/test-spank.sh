@@ -6,7 +6,9 @@
 # in the job's SPANK environment (slurmd's Prolog sees SPANK_QFT_LID), a bad
 # MODE fails the submission, and every mode puts into the tasks' environment
 # what contribs/spank/README.md says: the batch step, a plain srun step and
-# an srun --qft-lid=off step of each job record theirs. select/rlft is not
+# an srun --qft-lid=off step of each job record theirs; a table a node
+# cannot read, or whose digest is not QFT_LID_DIGEST, stops the tasks
+# there with one line (the job fails). select/rlft is not
 # needed: each job sets what select/rlft would (QFT_LID_CHOICE,
 # QFT_LID_TABLE, QFT_LID_PATH_BITS) with sbatch --export; cons_tres places.
 # The interposer is a stand-in (an empty library).
@@ -190,11 +192,31 @@ for k in batch step off; do
 	none off $k '^UCX_IB_'
 done
 
-# --- what cannot be applied: nothing, and one line why ---------------------
-batch no-table --qft-lid=pair --export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/missing.lid"
-none no-table step '^LD_PRELOAD='
-expect_eq "no-table: the job's stderr says why, once per step and node" \
-	"$(grep -c "error: spank/qft_lid: LID table $T/missing.lid: No such file or directory: no interposer" "$T/out/no-table.out")" 3
+# --- a table this node cannot apply: its tasks stop, one line why ---------
+# (all or nothing: the other nodes would apply it; docs/lid-table.md)
+# failing NAME WHAT SBATCH-ARGS...: job.sh as job NAME fails at its batch
+# task, whose stderr says WHAT once; no step ran
+failing() {
+	local name=$1 what=$2
+	shift 2
+	JOB=$(cd "$W" && "$BIN/sbatch" --parsable -N2 -n2 -J "$name" -o "$T/out/$name.out" "$@" "$T/job.sh")
+	expect_eq "$name: job $JOB" "$(wait_job "$BIN" "$JOB")" FAILED
+	expect_eq "$name: the job's stderr says why, once" \
+		"$(grep -cF "spank/qft_lid: $what; task stopped (exit 78): the job's other nodes apply the table, and a connection rewritten at one end only fails" "$T/out/$name.out")" 1
+	expect_eq "$name: and nothing else" "$(wc -l <"$T/out/$name.out")" 1
+	check "$name: no step ran" test -z "$(files "$name" step)"
+}
+failing no-table "LID table $T/missing.lid: No such file or directory" \
+	--qft-lid=pair --export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/missing.lid"
+digest=$(python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) % (1 << 64)
+print("fnv1a64:%016x" % h)' "$T/pair.lid")
+failing digest-differs "LID table $T/pair.lid: digest $digest, expected QFT_LID_DIGEST=fnv1a64:0123456789abcdef (the table select/rlft wrote for the job)" \
+	--export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,QFT_LID_DIGEST=fnv1a64:0123456789abcdef"
+batch digest-same --export="ALL,QFT_LID_CHOICE=pair,QFT_LID_TABLE=$T/pair.lid,QFT_LID_DIGEST=$digest"
+each digest-same step "the table of the digest: interposer" LD_PRELOAD "$LID"
 batch no-choice --qft-lid=dest
 none no-choice step '^LD_PRELOAD='
 stepd_said "no-choice: said once per step and node" \

@@ -27,6 +27,7 @@
 
 typedef int (*modify_qp_fn)(struct ibv_qp *, struct ibv_qp_attr *, int);
 typedef const struct fake_ibv_record *(*record_fn)(void);
+typedef struct ibv_context *(*context_fn)(unsigned);
 
 /* test_lid_interposer.c's pair table: n0001 reaches n0002 (0x0008) at
  * 0x0009 with src_path_bits 2. */
@@ -37,19 +38,23 @@ static const char table_pair[] =
 
 static void *verbs;		/* libibverbs.so.1, the test double, RTLD_LOCAL */
 static record_fn record;
+static context_fn context;
 
 static int open_verbs(void **state)
 {
 	(void)state;
 	setenv("QFT_LID_SELF", "n0001", 1);
 	harness_table(table_pair);
+	/* n0001's port, for the interposer's check (read when it loads) */
+	setenv("FAKE_IBV_PORTS", "0:1:0x0004:2", 1);
 	/* as MVAPICH2 and NCCL do: local, the default */
 	if (!(verbs = dlopen("libibverbs.so.1", RTLD_NOW | RTLD_LOCAL))) {
 		print_error("dlopen libibverbs.so.1: %s\n", dlerror());
 		return -1;
 	}
 	record = (record_fn)dlsym(verbs, "fake_ibv_record");
-	if (!record) {
+	context = (context_fn)dlsym(verbs, "fake_ibv_context");
+	if (!record || !context) {
 		print_error("libibverbs.so.1 is not the test double\n");
 		return -1;
 	}
@@ -60,7 +65,7 @@ static int open_verbs(void **state)
  * reached the provider. */
 static uint16_t dlid_through(modify_qp_fn modify)
 {
-	struct ibv_qp qp = {.qp_num = 0x1234, .qp_type = IBV_QPT_RC};
+	struct ibv_qp qp = {.context = context(0), .qp_num = 0x1234, .qp_type = IBV_QPT_RC};
 	struct ibv_qp_attr attr = {.qp_state = IBV_QPS_RTR, .ah_attr = {.dlid = 0x0008, .port_num = 1}};
 	const unsigned before = record()->modify_qp;
 

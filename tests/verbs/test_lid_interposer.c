@@ -3,9 +3,11 @@
  * (fake_ibverbs.c), which this program is linked against as a program is
  * against rdma-core: the symmetric rule of docs/lid-table.md on RC and UC
  * queue pairs (primary and alternate path) and on address handles, what
- * the interposer leaves alone, and the tables it refuses. Each case runs
- * in a process of its own (harness.h): the interposer reads its
- * environment once. */
+ * the interposer leaves alone, the tables it refuses and the ports it
+ * checks: all or nothing, a process that cannot apply the job's table as
+ * its peers do stops with one message (exit 78). Each case runs in a
+ * process of its own (harness.h): the interposer reads its environment
+ * once. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,9 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "contribs/verbs/lid_table.h"
 
 #include "tests/verbs/fake_ibverbs.h"
 #include "tests/verbs/harness.h"
@@ -90,7 +95,7 @@ static const char *table;
 
 static struct ibv_qp qp_of(enum ibv_qp_type type)
 {
-	struct ibv_qp qp = {.qp_num = 0x1234, .qp_type = type};
+	struct ibv_qp qp = {.context = fake_ibv_context(0), .qp_num = 0x1234, .qp_type = type};
 
 	return qp;
 }
@@ -135,7 +140,7 @@ static const char *modify(enum ibv_qp_type type, struct ibv_qp_attr *attr, int m
 /* ibv_create_ah, likewise. */
 static const char *create_ah(struct ibv_ah_attr *attr)
 {
-	struct ibv_pd pd = {0};
+	struct ibv_pd pd = {.context = fake_ibv_context(0)};
 	const struct ibv_ah_attr before = *attr;
 	const char *said;
 	struct ibv_ah *ah;
@@ -497,33 +502,232 @@ static void self_from_hostname(void **state)
 
 static const struct CMUnitTest hostname_tests[] = {cmocka_unit_test(self_from_hostname)};
 
-/* --- the interposer off -------------------------------------------------------- */
+/* --- QFT_LID_TABLE unset: the interposer passes everything ----------------- */
 
-/* Why it is off, said once: `want`, or nothing when NULL. */
-static const char *off_message;
-
-/* Everything as the caller made it, and at most one line on stderr. */
+/* Everything as the caller made it, and nothing on stderr. */
 static void left_alone(void **state)
 {
 	struct ibv_qp_attr attr = rtr_to(0x0008);
 	struct ibv_ah_attr ah = ah_to(0x0008);
-	char said[8192];
 
 	(void)state;
-	snprintf(said, sizeof(said), "%s", modify(IBV_QPT_RC, &attr, RTR_MASK));
+	expect_quiet(modify(IBV_QPT_RC, &attr, RTR_MASK));
 	expect_passed(&attr);
 	attr.alt_ah_attr = ah_to(0x001c);
 	expect_quiet(modify(IBV_QPT_UC, &attr, RTR_MASK | IBV_QP_ALT_PATH));
 	expect_passed(&attr);
 	expect_quiet(create_ah(&ah));
 	expect_passed(&ah);
-	if (off_message)
-		assert_string_equal(said, off_message);
-	else
-		expect_quiet(said);
+	/* no table: no port is looked at */
+	assert_int_equal(fake_ibv_record()->query_port, 0);
 }
 
 static const struct CMUnitTest off_tests[] = {cmocka_unit_test(left_alone)};
+
+/* --- all or nothing: the process stops --------------------------------------- */
+
+/* What every stop message ends with (qft_lid.c, STOP_WHY). */
+#define STOPS "; this task stops (exit 78): the job's other tasks apply the LID table, " \
+	"and a connection rewritten at one end only fails\n"
+
+/* The one message the stopped process must have said. */
+static const char *stop_message;
+
+/* Runs `call` in a child process: it must end with status 78, say exactly
+ * stop_message, and have passed nothing to the provider. */
+static void expect_stop(void (*call)(void))
+{
+	char said[8192];
+	size_t len;
+	int status;
+	FILE *err = tmpfile();
+	pid_t pid;
+
+	assert_non_null(err);
+	fake_ibv_reset();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(fileno(err), 2);
+		call();
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	rewind(err);
+	len = fread(said, 1, sizeof(said) - 1, err);
+	said[len] = '\0';
+	fclose(err);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 78)
+		fail_msg("expected exit status 78, got %s %d; stderr: %s",
+			 WIFEXITED(status) ? "exit" : "signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), said);
+	assert_string_equal(said, stop_message);
+	assert_int_equal(fake_ibv_record()->modify_qp, 0);
+	assert_int_equal(fake_ibv_record()->create_ah, 0);
+}
+
+static void call_modify_qp(void)
+{
+	struct ibv_qp qp = qp_of(IBV_QPT_RC);
+	struct ibv_qp_attr attr = rtr_to(0x0008);
+
+	ibv_modify_qp(&qp, &attr, RTR_MASK);
+}
+
+static void call_create_ah(void)
+{
+	struct ibv_pd pd = {.context = fake_ibv_context(0)};
+	struct ibv_ah_attr attr = ah_to(0x0008);
+
+	ibv_create_ah(&pd, &attr);
+}
+
+/* A table that does not load stops the process at its first intercepted
+ * call, whatever the address (here a RoCE one, which is never rewritten). */
+static void call_global(void)
+{
+	struct ibv_qp qp = qp_of(IBV_QPT_RC);
+	struct ibv_qp_attr attr = rtr_to(0x0008);
+
+	attr.ah_attr.is_global = 1;
+	ibv_modify_qp(&qp, &attr, RTR_MASK);
+}
+
+static void stops_modify_qp(void **state)
+{
+	(void)state;
+	expect_stop(call_modify_qp);
+}
+
+static void stops_create_ah(void **state)
+{
+	(void)state;
+	expect_stop(call_create_ah);
+}
+
+static void stops_global(void **state)
+{
+	(void)state;
+	expect_stop(call_global);
+}
+
+static const struct CMUnitTest stop_tests[] = {
+	cmocka_unit_test(stops_modify_qp),
+	cmocka_unit_test(stops_create_ah),
+	cmocka_unit_test(stops_global),
+};
+
+/* A table that loads, a port that contradicts it: only the addresses that
+ * leave through that port stop the process. */
+static const struct CMUnitTest port_stop_tests[] = {
+	cmocka_unit_test(stops_modify_qp),
+	cmocka_unit_test(stops_create_ah),
+};
+
+/* --- the ports ------------------------------------------------------------------ */
+
+/* RC to n0002 (0x0008) through `port` of HCA `dev`; what the provider got. */
+static struct ibv_ah_attr rc_through(unsigned dev, uint8_t port, uint8_t ah_port)
+{
+	struct ibv_qp qp = qp_of(IBV_QPT_RC);
+	struct ibv_qp_attr attr = rtr_to(0x0008);
+
+	qp.context = fake_ibv_context(dev);
+	attr.ah_attr.port_num = ah_port;
+	attr.port_num = port;
+	fake_ibv_reset();
+	assert_int_equal(ibv_modify_qp(&qp, &attr, RTR_MASK | (port ? IBV_QP_PORT : 0)), 0);
+	assert_int_equal(fake_ibv_record()->modify_qp, 1);
+	return fake_ibv_record()->ah;
+}
+
+static struct ibv_ah_attr ah_through(unsigned dev, uint8_t port)
+{
+	struct ibv_pd pd = {.context = fake_ibv_context(dev)};
+	struct ibv_ah_attr attr = ah_to(0x0008);
+	struct ibv_ah *ah;
+
+	attr.port_num = port;
+	fake_ibv_reset();
+	ah = ibv_create_ah(&pd, &attr);
+	assert_non_null(ah);
+	ibv_destroy_ah(ah);
+	return fake_ibv_record()->ah;
+}
+
+/* Each takes what the provider got once (the argument is a call). */
+#define EXPECT_REWRITTEN(call) do { \
+	const struct ibv_ah_attr got_ = (call); \
+	assert_int_equal(got_.dlid, 0x0009); \
+	assert_int_equal(got_.src_path_bits, 2); \
+} while (0)
+#define EXPECT_UNTOUCHED(call) do { \
+	const struct ibv_ah_attr got_ = (call); \
+	assert_int_equal(got_.dlid, 0x0008); \
+	assert_int_equal(got_.src_path_bits, 0); \
+} while (0)
+
+/* fake0: port 1 the table's (0x0004, LMC 2), port 2 another subnet's or
+ * an unused LID of this one (0x0040, LMC 0): only port 1 rewrites. */
+static void dual_port(void **state)
+{
+	(void)state;
+	EXPECT_REWRITTEN(rc_through(0, 0, 1));
+	EXPECT_UNTOUCHED(rc_through(0, 0, 2));
+	EXPECT_REWRITTEN(ah_through(0, 1));
+	EXPECT_UNTOUCHED(ah_through(0, 2));
+	/* the port from IBV_QP_PORT, or from the queue pair, when the
+	 * address has none */
+	EXPECT_UNTOUCHED(rc_through(0, 2, 0));
+	EXPECT_REWRITTEN(rc_through(0, 1, 0));
+	fake_ibv_set_qp_port(2);
+	EXPECT_UNTOUCHED(rc_through(0, 0, 0));
+	fake_ibv_set_qp_port(1);
+	EXPECT_REWRITTEN(rc_through(0, 0, 0));
+	/* each port is queried once */
+	assert_int_equal(fake_ibv_record()->query_port, 0);
+}
+
+/* fake0 port 2 the table's, port 1 not: the other way round. */
+static void dual_port_second(void **state)
+{
+	(void)state;
+	EXPECT_UNTOUCHED(rc_through(0, 0, 1));
+	EXPECT_REWRITTEN(rc_through(0, 0, 2));
+	EXPECT_UNTOUCHED(ah_through(0, 1));
+	EXPECT_REWRITTEN(ah_through(0, 2));
+}
+
+/* Two HCAs (two rails): fake1 port 1 is the table's; fake0 port 1 is the
+ * other rail. The interposer looks at fake1 to know fake0 is not this
+ * host's table port by mistake. */
+static void dual_rail(void **state)
+{
+	(void)state;
+	EXPECT_UNTOUCHED(rc_through(0, 0, 1));
+	assert_int_equal(fake_ibv_record()->open_device, 1);
+	EXPECT_REWRITTEN(rc_through(1, 0, 1));
+	EXPECT_UNTOUCHED(ah_through(0, 1));
+	EXPECT_REWRITTEN(ah_through(1, 1));
+	assert_int_equal(fake_ibv_record()->open_device, 0);
+}
+
+/* A RoCE port has no LIDs: whatever reaches it is left alone, and it is
+ * not taken for a port that lost the table's LID; the IB port rewrites. */
+static void roce_port(void **state)
+{
+	(void)state;
+	EXPECT_UNTOUCHED(rc_through(1, 0, 1));
+	assert_int_equal(fake_ibv_record()->device_list, 0);
+	EXPECT_REWRITTEN(rc_through(0, 0, 1));
+}
+
+static const struct CMUnitTest dual_port_tests[] = {cmocka_unit_test(dual_port)};
+static const struct CMUnitTest dual_port_second_tests[] = {cmocka_unit_test(dual_port_second)};
+static const struct CMUnitTest dual_rail_tests[] = {cmocka_unit_test(dual_rail)};
+static const struct CMUnitTest roce_tests[] = {cmocka_unit_test(roce_port)};
 
 /* --- the cases ----------------------------------------------------------------- */
 
@@ -535,6 +739,8 @@ struct lid_case {
 	const struct CMUnitTest *tests;
 	size_t ntests;
 	const char *name;
+	uint16_t lid;		/* fake0 port 1: base LID and LMC (0: absent) */
+	uint8_t lmc;
 };
 
 #define TESTS(t) (t), N_OF(t)
@@ -552,20 +758,25 @@ static int run_lid(const void *arg)
 	set_env("QFT_LID_SELF", c->self);
 	set_env("SLURMD_NODENAME", c->slurmd);
 	set_env("QFT_LID_DEBUG", c->debug ? "1" : NULL);
+	if (c->lid)
+		fake_ibv_set_port(0, 1, c->lid, c->lmc);
 	if (c->table)
 		table = harness_table(c->table);
 	return _cmocka_run_group_tests(c->name, c->tests, c->ntests, NULL, NULL);
 }
 
 static const struct lid_case pair_a = {table_pair, "n0001", "n0002", false, TESTS(from_n0001),
-				       "pair from n0001"};
+				       "pair from n0001", 0x0004, 2};
 static const struct lid_case pair_b = {table_pair, NULL, "n0002", true, TESTS(from_n0002),
-				       "pair from n0002, debug"};
-static const struct lid_case dest = {table_dest, "n0001", NULL, false, TESTS(dest_tests), "dest"};
-static const struct lid_case job = {table_job, "n0001", NULL, false, TESTS(job_tests), "job"};
-static const struct lid_case lmc5 = {table_lmc5, "h0", NULL, false, TESTS(lmc5_tests), "lmc 5"};
+				       "pair from n0002, debug", 0x0008, 2};
+static const struct lid_case dest = {table_dest, "n0001", NULL, false, TESTS(dest_tests), "dest",
+				     0x0004, 2};
+static const struct lid_case job = {table_job, "n0001", NULL, false, TESTS(job_tests), "job",
+				    0x0004, 2};
+static const struct lid_case lmc5 = {table_lmc5, "h0", NULL, false, TESTS(lmc5_tests), "lmc 5",
+				     0x0020, 5};
 static const struct lid_case unset = {NULL, "n0001", NULL, false, TESTS(off_tests),
-				      "QFT_LID_TABLE unset"};
+				      "QFT_LID_TABLE unset", 0x0004, 2};
 
 static int run_hostname(const void *arg)
 {
@@ -580,6 +791,7 @@ static int run_hostname(const void *arg)
 	host[strcspn(host, ".")] = '\0';
 	snprintf(text, sizeof(text), "qft-lid 1\nlmc 1\nchoice dest\nhosts 2\n"
 		 "host n0001 0x0002 1\nhost %s 0x0004 1\nend\n", host);
+	fake_ibv_set_port(0, 1, 0x0004, 1);
 	table = harness_table(text);
 	return _cmocka_run_group_tests("host name", TESTS(hostname_tests), NULL, NULL);
 }
@@ -591,10 +803,12 @@ static int run_self_missing(const void *arg)
 	(void)arg;
 	setenv("QFT_LID_SELF", "n9999", 1);
 	setenv("SLURMD_NODENAME", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 2);
 	table = harness_table(table_pair);
-	snprintf(want, sizeof(want), "qft-lid: host n9999 not in %s; LID choice off\n", table);
-	off_message = want;
-	return _cmocka_run_group_tests("self not in the table", TESTS(off_tests), NULL, NULL);
+	snprintf(want, sizeof(want), "qft-lid: %s: expected a line \"host n9999 BASE_LID "
+		 "DEST_OFFSET\" (this host, by QFT_LID_SELF)" STOPS, table);
+	stop_message = want;
+	return _cmocka_run_group_tests("self not in the table", TESTS(stop_tests), NULL, NULL);
 }
 
 static int run_no_file(const void *arg)
@@ -603,13 +817,136 @@ static int run_no_file(const void *arg)
 
 	(void)arg;
 	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 2);
 	snprintf(path, sizeof(path), "%s.absent", harness_table(table_pair));
 	setenv("QFT_LID_TABLE", path, 1);
-	snprintf(want, sizeof(want), "qft-lid: %s: No such file or directory; LID choice off\n",
-		 path);
-	off_message = want;
-	return _cmocka_run_group_tests("no table file", TESTS(off_tests), NULL, NULL);
+	snprintf(want, sizeof(want), "qft-lid: %s: No such file or directory" STOPS, path);
+	stop_message = want;
+	return _cmocka_run_group_tests("no table file", TESTS(stop_tests), NULL, NULL);
 }
+
+/* QFT_LID_DIGEST, as select/rlft sets it: the same table loads, another
+ * one stops the process. */
+static void digest_known(void **state)
+{
+	/* FNV-1a 64 of "a" (the published test vector) */
+	(void)state;
+	assert_true(lid_digest(LID_DIGEST_INIT, "a", 1) == UINT64_C(0xaf63dc4c8601ec8c));
+	expect_rc(0x0008, 0x0009, 2);
+}
+
+static const struct CMUnitTest digest_tests[] = {cmocka_unit_test(digest_known)};
+
+static void set_digest(const char *text)
+{
+	char digest[64];
+
+	snprintf(digest, sizeof(digest), LID_DIGEST_FMT, lid_digest(LID_DIGEST_INIT, text,
+								     strlen(text)));
+	setenv("QFT_LID_DIGEST", digest, 1);
+}
+
+static int run_digest_same(const void *arg)
+{
+	(void)arg;
+	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 2);
+	table = harness_table(table_pair);
+	set_digest(table_pair);
+	return _cmocka_run_group_tests("digest the same", TESTS(digest_tests), NULL, NULL);
+}
+
+/* The node's table differs by one offset from the one the digest is of. */
+static int run_digest_differs(const void *arg)
+{
+	static char want[4600], other[sizeof(table_pair)], got[64];
+
+	(void)arg;
+	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 2);
+	set_digest(table_pair);
+	memcpy(other, table_pair, sizeof(table_pair));
+	*strstr(other, "201\n") = '3';
+	table = harness_table(other);
+	snprintf(got, sizeof(got), LID_DIGEST_FMT, lid_digest(LID_DIGEST_INIT, other,
+							      strlen(other)));
+	snprintf(want, sizeof(want), "qft-lid: %s: digest %s, expected QFT_LID_DIGEST=%s (the "
+		 "table select/rlft wrote for the job)" STOPS, table, got, getenv("QFT_LID_DIGEST"));
+	stop_message = want;
+	return _cmocka_run_group_tests("digest differs", TESTS(stop_tests), NULL, NULL);
+}
+
+/* The port whose LID is this host's has LMC 0: BASE | offset would be
+ * another host's LID. */
+static int run_live_lmc0(const void *arg)
+{
+	static char want[4600];
+
+	(void)arg;
+	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 0);
+	table = harness_table(table_pair);
+	snprintf(want, sizeof(want), "qft-lid: %s:4: expected lmc 2 on this host's port, but fake0 "
+		 "port 1 (LID 0x0004) has LMC 0: the offsets would address other hosts" STOPS,
+		 table);
+	stop_message = want;
+	return _cmocka_run_group_tests("live LMC 0", TESTS(port_stop_tests), NULL, NULL);
+}
+
+/* No port of the host has the table's LID for it (the SM moved it, or the
+ * table is another fabric's). */
+static int run_wrong_base(const void *arg)
+{
+	static char want[4600];
+
+	(void)arg;
+	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0010, 2);
+	fake_ibv_set_port(1, 1, 0x0014, 2);
+	table = harness_table(table_pair);
+	snprintf(want, sizeof(want), "qft-lid: %s:7: expected a port with base LID 0x0004 on n0001, "
+		 "but this host has none (fake0 port 1: LID 0x0010 LMC 2, fake1 port 1: LID 0x0014 "
+		 "LMC 2)" STOPS, table);
+	stop_message = want;
+	return _cmocka_run_group_tests("wrong base LID", TESTS(port_stop_tests), NULL, NULL);
+}
+
+/* Two ports or two HCAs, one of them the table's. */
+struct ports_case {
+	const char *name;
+	const struct CMUnitTest *tests;
+	size_t ntests;
+	struct {
+		unsigned dev;
+		uint8_t port;
+		uint16_t lid;	/* 0: RoCE */
+		uint8_t lmc;
+	} set[2];
+};
+
+static int run_ports(const void *arg)
+{
+	const struct ports_case *c = arg;
+
+	setenv("QFT_LID_SELF", "n0001", 1);
+	for (size_t i = 0; i < N_OF(c->set); i++)
+		if (c->set[i].lid)
+			fake_ibv_set_port(c->set[i].dev, c->set[i].port, c->set[i].lid, c->set[i].lmc);
+		else
+			fake_ibv_set_ethernet(c->set[i].dev, c->set[i].port);
+	table = harness_table(table_pair);
+	return _cmocka_run_group_tests(c->name, c->tests, c->ntests, NULL, NULL);
+}
+
+static const struct ports_case two_ports = {"dual-port", TESTS(dual_port_tests),
+					    {{0, 1, 0x0004, 2}, {0, 2, 0x0040, 0}}};
+static const struct ports_case two_ports_second = {"dual-port, the second the table's",
+						   TESTS(dual_port_second_tests),
+						   {{0, 1, 0x0040, 0}, {0, 2, 0x0004, 2}}};
+static const struct ports_case two_rails = {"dual-rail", TESTS(dual_rail_tests),
+					    {{0, 1, 0x0040, 0}, {1, 1, 0x0004, 2}}};
+static const struct ports_case roce = {"RoCE HCA beside", TESTS(roce_tests),
+				       {{0, 1, 0x0004, 2}, {1, 1, 0, 0}}};
 
 /* A table the interposer refuses: the line it names and what it says was
  * expected there. */
@@ -625,11 +962,12 @@ static int run_refused(const void *arg)
 	static char want[8192];
 
 	setenv("QFT_LID_SELF", "n0001", 1);
+	fake_ibv_set_port(0, 1, 0x0004, 2);
 	table = harness_table(r->text);
-	snprintf(want, sizeof(want), "qft-lid: %s:%u: expected %s; LID choice off\n", table,
-		 r->line, r->expected);
-	off_message = want;
-	return _cmocka_run_group_tests(r->expected, TESTS(off_tests), NULL, NULL);
+	snprintf(want, sizeof(want), "qft-lid: %s:%u: expected %s" STOPS, table, r->line,
+		 r->expected);
+	stop_message = want;
+	return _cmocka_run_group_tests(r->expected, TESTS(stop_tests), NULL, NULL);
 }
 
 #define HEAD_PAIR "qft-lid 1\nlmc 2\nchoice pair\nhosts 3\n"
@@ -706,6 +1044,14 @@ static const struct harness_case cases[] = {
 	{"self not in the table", run_self_missing, NULL, 0},
 	{"QFT_LID_TABLE unset", run_lid, &unset, 0},
 	{"no table file", run_no_file, NULL, 0},
+	{"digest the same", run_digest_same, NULL, 0},
+	{"digest differs", run_digest_differs, NULL, 0},
+	{"live LMC 0", run_live_lmc0, NULL, 0},
+	{"wrong base LID", run_wrong_base, NULL, 0},
+	{"dual-port", run_ports, &two_ports, 0},
+	{"dual-port, the second the table's", run_ports, &two_ports_second, 0},
+	{"dual-rail", run_ports, &two_rails, 0},
+	{"RoCE HCA beside", run_ports, &roce, 0},
 	REFUSED(no_end),
 	REFUSED(bad_digit),
 	REFUSED(too_few_hosts),

@@ -8,9 +8,15 @@
 #include "config.h"
 #include "src/common/slurm_xlator.h"
 
+#include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "slurm/slurm_errno.h"
@@ -24,6 +30,14 @@
 #include "src/plugins/common/qft_conf.h"
 
 const char *const qft_lid_words[] = {"off", "auto", "job", "dest", "pair", NULL};
+
+/* The name of the plugin this copy of the file is linked into. */
+extern const char plugin_type[];
+
+/* This plugin holds a fabric it loaded in this process: from then on a
+ * fabric file that fails leaves the one in use, and the kept copy is not
+ * needed. */
+static bool fabric_loaded = false;
 
 static const s_p_options_t qft_conf_options[] = {
 	{"FabricFile", S_P_STRING},
@@ -205,20 +219,24 @@ extern void qft_conf_free(qft_conf_t *conf)
 	xfree(conf->pattern);
 	xfree(conf->hostfile_dir);
 	xfree(conf->routing);
+	xfree(conf->fabric_source);
+	xfree(conf->fabric_refused);
 }
 
-extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, char **why)
+/* The fabric in `path`, read as `format`, checked and routed as qft.conf
+ * says. */
+static int _load_path(const qft_conf_t *conf, const char *path, qft_fabric_format_t format,
+		      qft_fabric_t **fabric, char **why)
 {
 	char *err = NULL;
 	qft_status_t rc;
 
 	*fabric = NULL;
 	*why = NULL;
-	if (conf->format == QFT_FORMAT_IBNETDISCOVER)
-		rc = qft_fabric_import_ibnetdiscover(conf->fabric_file, conf->host_name_regex,
-						     fabric, &err);
+	if (format == QFT_FORMAT_IBNETDISCOVER)
+		rc = qft_fabric_import_ibnetdiscover(path, conf->host_name_regex, fabric, &err);
 	else
-		rc = qft_fabric_load(conf->fabric_file, fabric, &err);
+		rc = qft_fabric_load(path, fabric, &err);
 	if (rc != QFT_OK) {
 		*why = xstrdup(err); /* it names the file */
 		qft_free(err);
@@ -226,7 +244,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 	}
 	if (!qft_fabric_tuple(*fabric)[0]) {
 		*why = xstrdup_printf("fabric %s has no recognised PGFT tree (generate it with 'qft gen' or recognise it first)",
-				      conf->fabric_file);
+				      path);
 		qft_fabric_destroy(*fabric);
 		*fabric = NULL;
 		return SLURM_ERROR;
@@ -235,7 +253,7 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 		/* a fabric file of a dead subnet, or a broken writer: keeping the
 		 * fabric in use places jobs better than placing none */
 		*why = xstrdup_printf("fabric %s: none of its %zu hosts has a cable into the tree",
-				      conf->fabric_file, qft_fabric_host_count(*fabric));
+				      path, qft_fabric_host_count(*fabric));
 		qft_fabric_destroy(*fabric);
 		*fabric = NULL;
 		return SLURM_ERROR;
@@ -249,6 +267,176 @@ extern int qft_conf_load_fabric(const qft_conf_t *conf, qft_fabric_t **fabric, c
 		return SLURM_ERROR;
 	}
 	return SLURM_SUCCESS;
+}
+
+/* StateSaveLocation/QFT_LAST_GOOD (xfree it), or NULL outside slurmctld
+ * or without a StateSaveLocation. */
+static char *_last_good_path(void)
+{
+	if (!qft_in_slurmctld() || !slurm_conf.state_save_location ||
+	    !slurm_conf.state_save_location[0])
+		return NULL;
+	return xstrdup_printf("%s/%s", slurm_conf.state_save_location, QFT_LAST_GOOD);
+}
+
+/* The file that was opened is still the one at its path, unchanged: what
+ * loaded is what the descriptor reads. */
+static bool _same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+static int _write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		buf += n;
+		len -= (size_t) n;
+	}
+	return 0;
+}
+
+/* Copies `fd` (the fabric file that just loaded, `source`) to `dest`:
+ * whole or not at all, since the copy is what a later start falls back
+ * on. A failure costs only the copy. */
+static void _keep_copy(int fd, const char *source, const char *dest)
+{
+	char *tmp = xstrdup_printf("%s.tmp", dest), *dir = NULL, *slash;
+	char buf[65536];
+	off_t off = 0;
+	ssize_t n = 0;
+	int out, dfd, saved;
+
+	(void) unlink(tmp); /* a leftover keeps its mode through O_TRUNC */
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0)
+		goto fail;
+	while ((n = pread(fd, buf, sizeof(buf), off)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || _write_all(out, buf, (size_t) n))
+			goto fail;
+		off += n;
+	}
+	if (fsync(out))
+		goto fail;
+	n = close(out);
+	out = -1;
+	if (n || rename(tmp, dest))
+		goto fail;
+	/* the rename itself must survive a crash of the host */
+	dir = xstrdup(dest);
+	if ((slash = strrchr(dir, '/')) && slash != dir)
+		*slash = '\0';
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		(void) fsync(dfd);
+		close(dfd);
+	}
+	debug("%s: fabric %s kept as %s (%jd bytes)", plugin_type, source, dest, (intmax_t) off);
+	xfree(dir);
+	xfree(tmp);
+	return;
+fail:
+	saved = errno;
+	if (out >= 0)
+		close(out);
+	(void) unlink(tmp);
+	error("%s: cannot keep a copy of fabric %s as %s: %s; a start with a broken fabric file will have nothing to fall back on",
+	      plugin_type, source, dest, strerror(saved));
+	xfree(tmp);
+}
+
+/* The kept copy is in the format of the file it was taken from, which
+ * qft.conf may have changed since: JSON starts with '{', ibnetdiscover's
+ * output never does. */
+static qft_fabric_format_t _kept_format(const char *path, qft_fabric_format_t dflt)
+{
+	FILE *f = fopen(path, "re");
+	int c;
+
+	if (!f)
+		return dflt;
+	while ((c = getc(f)) != EOF && isspace(c))
+		;
+	fclose(f);
+	if (c == EOF)
+		return dflt;
+	return c == '{' ? QFT_FORMAT_JSON : QFT_FORMAT_IBNETDISCOVER;
+}
+
+/* slurmctld starts and FabricFile= fails: the copy kept by an earlier
+ * load, announced as loudly as Slurm logs; *why gets why not, if not. */
+static int _load_kept(qft_conf_t *conf, const char *kept, qft_fabric_t **fabric, char **why)
+{
+	char *kept_why = NULL, when[64] = "at an unknown time";
+	struct stat st;
+	struct tm tm;
+
+	if (stat(kept, &st)) {
+		xstrfmtcat(*why, "; no fabric kept by an earlier start to fall back on (%s: %s)",
+			   kept, strerror(errno));
+		return SLURM_ERROR;
+	}
+	if (_load_path(conf, kept, _kept_format(kept, conf->format), fabric, &kept_why) !=
+	    SLURM_SUCCESS) {
+		xstrfmtcat(*why, "; the fabric kept by an earlier start does not load either: %s",
+			   kept_why);
+		xfree(kept_why);
+		return SLURM_ERROR;
+	}
+	if (localtime_r(&st.st_mtime, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	error("%s: ****************************************************************", plugin_type);
+	error("%s: FABRIC FILE UNUSABLE AT START: %s", plugin_type, *why);
+	error("%s: STARTING ON THE LAST FABRIC THAT LOADED, kept in %s (written %s): cables changed since then are not known. Fix %s and run 'scontrol reconfigure'.",
+	      plugin_type, kept, when, conf->fabric_file);
+	error("%s: ****************************************************************", plugin_type);
+	conf->fabric_source = xstrdup(kept);
+	conf->fabric_refused = *why;
+	*why = NULL;
+	return SLURM_SUCCESS;
+}
+
+extern int qft_conf_load_fabric(qft_conf_t *conf, qft_fabric_t **fabric, char **why)
+{
+	char *kept = _last_good_path();
+	struct stat opened, now;
+	int fd = -1, rc;
+
+	xfree(conf->fabric_source);
+	xfree(conf->fabric_refused);
+	/* opened before the load, so that the copy is of the bytes that
+	 * loaded even when a writer replaces the file meanwhile */
+	if (kept && (fd = open(conf->fabric_file, O_RDONLY | O_CLOEXEC)) >= 0 &&
+	    fstat(fd, &opened)) {
+		close(fd);
+		fd = -1;
+	}
+	rc = _load_path(conf, conf->fabric_file, conf->format, fabric, why);
+	if (rc == SLURM_SUCCESS) {
+		conf->fabric_source = xstrdup(conf->fabric_file);
+		if (fd >= 0 && !stat(conf->fabric_file, &now) && _same_file(&opened, &now))
+			_keep_copy(fd, conf->fabric_file, kept);
+		else if (kept)
+			verbose("%s: fabric %s changed while it was read: not kept this time",
+				plugin_type, conf->fabric_file);
+	} else if (kept && !fabric_loaded && !getenv("SLURMCTLD_RECONF")) {
+		/* Not on Slurm 24.11's reconfigure (a new slurmctld with
+		 * SLURMCTLD_RECONF): refused there, the old slurmctld resumes
+		 * with the fabric it holds, as a 22.05 reconfigure keeps it. */
+		rc = _load_kept(conf, kept, fabric, why);
+	}
+	if (fd >= 0)
+		close(fd);
+	xfree(kept);
+	if (rc == SLURM_SUCCESS)
+		fabric_loaded = true;
+	return rc;
 }
 
 /* ---- the shared fabric (qft_conf.h) ------------------------------------ */

@@ -55,6 +55,11 @@ typedef struct {
 	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
 	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
 	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 256 */
+	/* Set by qft_conf_load_fabric(): the file the fabric came from
+	 * (fabric_file, or the kept copy), and, when it is the copy, why
+	 * fabric_file was refused. */
+	char *fabric_source;
+	char *fabric_refused;
 } qft_conf_t;
 
 /*
@@ -70,13 +75,24 @@ extern void qft_conf_free(qft_conf_t *conf);
 /*
  * qft_conf_load_fabric - the fabric qft.conf names, in its format, with a
  *	recognised PGFT tree, routed as Routing= says (LftFile= read now)
+ *
+ *	In slurmctld, every fabric file that loads is copied to
+ *	StateSaveLocation/QFT_LAST_GOOD (temporary file, fsync, rename). When
+ *	the calling plugin has loaded no fabric yet in this process
+ *	(slurmctld's start; on Slurm 24.11 also the new slurmctld of a
+ *	reconfigure) and fabric_file fails, that copy is loaded instead, with
+ *	an error() naming both: a fabric file broken while slurmctld was down
+ *	costs the cluster its newest cables, not its scheduler.
+ *
+ * IN/OUT conf - fabric_source and fabric_refused are set (qft_conf_free())
  * OUT fabric - qft_fabric_destroy() it
  * OUT why - on failure, an xmalloc'd sentence naming the file and the fault
+ *	(and, at start, why no kept copy stood in)
  * RET SLURM_SUCCESS or SLURM_ERROR
  */
+#define QFT_LAST_GOOD "qft_fabric.last_good"
 struct qft_fabric;
-extern int qft_conf_load_fabric(const qft_conf_t *conf, struct qft_fabric **fabric,
-				char **why);
+extern int qft_conf_load_fabric(qft_conf_t *conf, struct qft_fabric **fabric, char **why);
 
 /*
  * One fabric load per (re)configuration, shared by the plugins of

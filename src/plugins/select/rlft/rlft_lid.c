@@ -18,14 +18,19 @@
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
 
+#include "contribs/verbs/lid_table.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
 #define PFX "select/rlft"
 
 /* What a requeued job may still carry from its last start. */
-static const char *const _stale[] = {"QFT_LID_TABLE", "QFT_LID_PATH_BITS", "QFT_LID_HSD_AVG",
-				     "QFT_LID_HSD_MAX", NULL};
+static const char *const _stale[] = {"QFT_LID_TABLE", "QFT_LID_DIGEST", "QFT_LID_PATH_BITS",
+				     "QFT_LID_HSD_AVG", "QFT_LID_HSD_MAX", NULL};
+
+/* LidChoice=auto without HostFileDir= said why it stays job-wide: once
+ * per slurmctld, not per job. */
+static bool _said_no_table;
 
 /* The job's --qft-lid, else LidChoice=. The SPANK plugin's
  * spank_job_control_setenv() reaches slurmctld as QFT_LID in the job's
@@ -67,10 +72,22 @@ static const char *_mode(const rlft_lid_ctx_t *ctx, int want, size_t n, bool con
 	if (*why)
 		return NULL;
 	mode = want == QFT_LID_JOB ? "job" : want == QFT_LID_DEST ? "dest" : "pair";
-	if (!strcmp(mode, "pair") && !ctx->conf->hostfile_dir) {
-		mode = "dest";
-		*why = "pair needs HostFileDir= for its table";
-	} else if (!strcmp(mode, "pair") && n > ctx->conf->lid_pair_max_nodes) {
+	/* dest and pair reach the tasks only through a table in HostFileDir=;
+	 * computing one that cannot be written costs up to ~100 ms under
+	 * slurmctld's locks and leaves every node of every step to say it
+	 * has no table. A job-wide offset needs none (UCX_IB_LID_PATH_BITS). */
+	if (strcmp(mode, "job") && !ctx->conf->hostfile_dir) {
+		*why = want == QFT_LID_AUTO ? "no HostFileDir= for a table" :
+		       "dest and pair need HostFileDir= for their table";
+		if (want == QFT_LID_AUTO && !_said_no_table) {
+			_said_no_table = true;
+			info("%s: LidChoice=auto without HostFileDir=: job-wide LID offsets only "
+			     "(QFT_LID_PATH_BITS); per-destination and per-pair offsets need a table "
+			     "in HostFileDir= (qft.conf(5))", PFX);
+		}
+		return "job";
+	}
+	if (!strcmp(mode, "pair") && n > ctx->conf->lid_pair_max_nodes) {
 		mode = "dest";
 		*why = "more nodes than LidPairMaxNodes=";
 	}
@@ -92,15 +109,26 @@ static void _export(job_record_t *job_ptr, const qft_lid_choice_t *ch, size_t n,
 {
 	char buf[32], *offsets = _offsets(ch->dest, n);
 
-	rlft_setenv(job_ptr, "QFT_LID_CHOICE", ch->mode);
-	rlft_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
-	xfree(offsets);
 	if (!strcmp(ch->mode, "job")) {
 		snprintf(buf, sizeof(buf), "%u", ch->dest ? ch->dest[0] : 0);
 		rlft_setenv(job_ptr, "QFT_LID_PATH_BITS", buf);
 	} else if (rlft_write_job_file(job_ptr, "lid", ch->table, "QFT_LID_TABLE")) {
+		/* Every task checks that the table it reads is this one
+		 * (contribs/verbs, docs/lid-table.md "All or nothing"). */
+		snprintf(buf, sizeof(buf), LID_DIGEST_FMT,
+			 lid_digest(LID_DIGEST_INIT, ch->table, strlen(ch->table)));
+		rlft_setenv(job_ptr, "QFT_LID_DIGEST", buf);
 		*table = "table written";
+	} else {
+		/* No table, no choice: a QFT_LID_CHOICE of dest or pair
+		 * without one would only make every node say so. */
+		xfree(offsets);
+		*table = "no table written: no LID choice";
+		return;
 	}
+	rlft_setenv(job_ptr, "QFT_LID_CHOICE", ch->mode);
+	rlft_setenv(job_ptr, "QFT_LID_OFFSETS", offsets);
+	xfree(offsets);
 	snprintf(buf, sizeof(buf), "%.3f", ch->avg_hsd);
 	rlft_setenv(job_ptr, "QFT_LID_HSD_AVG", buf);
 	snprintf(buf, sizeof(buf), "%.3f", ch->max_hsd);

@@ -233,7 +233,8 @@ static qft_shared_fabric_t *_take_fabric(qft_conf_t *conf, bool *own, char **why
 	if (qft_conf_load_fabric(conf, &loaded, why) != SLURM_SUCCESS)
 		return NULL;
 	*own = true;
-	return qft_shared_fabric_create(loaded, conf->fabric_file);
+	/* the kept copy when the file failed at start (qft_conf.h) */
+	return qft_shared_fabric_create(loaded, conf->fabric_source);
 }
 
 /* Makes `fresh` and `fresh_conf` the ones in use, with a new placer; or
@@ -425,7 +426,9 @@ static share_need_t _share_need(job_record_t *job_ptr, const rlft_demand_t *dm, 
 {
 	job_details_t *d = job_ptr->details;
 	share_need_t n = {
-		.may_share = d->whole_node != WHOLE_NODE_REQUIRED &&
+		/* a flag on 24.11, a value on 22.05 (where MCS's 3 has it too:
+		 * idle nodes only, the cautious side) */
+		.may_share = !(d->whole_node & WHOLE_NODE_REQUIRED) &&
 			     !(job_ptr->part_ptr && job_ptr->part_ptr->max_share == 0),
 		.cpus = rlft_cpus_per_node(dm, nodes),
 	};

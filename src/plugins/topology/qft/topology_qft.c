@@ -83,8 +83,16 @@ static void _write_status(const char *cut_off, int cut_off_count, const char *ig
 			  int ignored_count);
 static void _note_refusal(const char *why);
 
+/* libqft's errors where no status reaches us (its copy in this plugin,
+ * which select/rlft calls too when it shares the fabric), in the log. */
+static void _libqft_error(const char *func, const char *msg)
+{
+	error("libqft: %s: %s", func, msg);
+}
+
 extern int init(void)
 {
+	qft_set_error_handler(_libqft_error);
 	verbose("%s: %s loaded (libqft %s)", plugin_type, plugin_name,
 		qft_version());
 	return SLURM_SUCCESS;
@@ -92,6 +100,7 @@ extern int init(void)
 
 extern int fini(void)
 {
+	qft_set_error_handler(NULL);
 	qft_topo_fini_placement();
 	qft_topo_free_table();
 	/* select/rlft may still hold it: the last holder frees it */
@@ -164,8 +173,10 @@ extern bool qft_topo_rank_nodes(void)
 }
 
 /* Reads qft.conf and the fabric it names. A failure keeps the fabric in
- * use and is an error; with no fabric yet (slurmctld's start-up: only node
- * ranking loads) it is fatal, as a broken topology.conf is for
+ * use and is an error. With no fabric yet (slurmctld's start-up: only node
+ * ranking loads) qft_conf_load_fabric() falls back on the copy of the last
+ * fabric that loaded, kept in StateSaveLocation; without a usable copy, or
+ * with a broken qft.conf, it is fatal, as a broken topology.conf is for
  * topology/tree. */
 static int _load_fabric(void)
 {
@@ -190,13 +201,15 @@ static int _load_fabric(void)
 		return SLURM_ERROR;
 	}
 	attempt_file = xstrdup(conf.fabric_file);
+	/* started on the kept copy: `qft status` says FabricFile= was refused */
+	refused = xstrdup(conf.fabric_refused);
 	loaded_at = attempted_at;
 	xfree(loaded_format);
 	xfree(loaded_regex);
 	loaded_format = xstrdup(conf.format == QFT_FORMAT_IBNETDISCOVER ? "ibnetdiscover" : "json");
 	loaded_regex = xstrdup(conf.host_name_regex);
 	qft_shared_fabric_release(shared); /* select/rlft may hold it still */
-	shared = qft_shared_fabric_create(fresh, conf.fabric_file);
+	shared = qft_shared_fabric_create(fresh, conf.fabric_source);
 	fabric = shared->fabric;
 	info("%s: fabric %s: %s, %zu hosts, %zu switch groups, routing %s",
 	     plugin_type, shared->source, qft_fabric_tree_name(fabric),
