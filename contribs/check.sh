@@ -80,8 +80,10 @@ for s in $series; do
 	# and slurmctld; 24.11: the front-end build), then our build against it
 	pool_add "slurm-$s" cpu "" \
 		"QFT_SLURM_SERIES=$s '$top/contribs/slurm/slurm-frontend.sh'"
+	# and the libibverbs test double test-lid runs a step on (make check
+	# builds it too, but the Slurm tests start before make check)
 	pool_add "build$(sfx "$s")" cpu "slurm-$s" \
-		"QFT_SLURM_SERIES=$s '$top/contribs/scripts/build.sh' release$(sfx "$s")"
+		"QFT_SLURM_SERIES=$s '$top/contribs/scripts/build.sh' release$(sfx "$s") && make -C '$(build_dir "$s")' -s tests/verbs/libibverbs.la"
 	# 24.11's real-slurmd build serves the tests with --real-nodes
 	if [ "$s" = 24.11 ]; then
 		pool_add "slurm-24.11-real" cpu "slurm-24.11" \
