@@ -131,7 +131,10 @@ stepds_ended() {
 		grep -ho 'launch task StepId=[0-9.]*' "${logs[@]}" | sed 's/.*=//'
 		grep -ho 'Launching batch job [0-9]*' "${logs[@]}" | sed 's/.* \([0-9]*\)$/\1.batch/'
 	} | sort -u)
-	ended=$(grep -hoE '\[[0-9a-z.]*\] done with (job|step)$' "${logs[@]}" | sed 's/^\[\(.*\)\].*/\1/' | sort -u)
+	# 24.11 says "stepd_cleanup: done with step (rc[...]...)" for a step
+	# whose tasks failed
+	ended=$(grep -hoE '\[[0-9a-z.]*\] (stepd_cleanup: )?done with (job|step)( \(rc.*)?$' "${logs[@]}" |
+		sed 's/^\[\([^]]*\)\].*/\1/' | sort -u)
 	[ -n "$started" ] && [ -z "$(comm -23 <(echo "$started") <(echo "$ended"))" ]
 }
 
