@@ -119,26 +119,44 @@ extern void rlft_wait_ended(job_record_t *job_ptr, time_t now)
 	rlft_setenv(job_ptr, "QFT_SHAPE_WAITED", buf);
 }
 
+/*
+ * slurmctld's count of job starts (both schedulers and job_allocate): an
+ * exact event where last_job_update has only seconds. Weak, as
+ * schedule_job_save: slurmd and srun have none.
+ */
+extern diag_stats_t slurmctld_diag_stats __attribute__((weak));
+
+static uint64_t events;          /* rlft_jobs_changed() */
+static rlft_ends_t ends;         /* rlft_free_at's view of the job list */
+static rlft_stamp_t ends_stamp;
+static const int *ends_map;      /* the node -> host map it was built on */
+
+extern void rlft_jobs_changed(void)
+{
+	events++;
+}
+
+extern uint64_t rlft_job_events(void)
+{
+	return events + (&slurmctld_diag_stats ? (uint64_t) slurmctld_diag_stats.jobs_started : 0);
+}
+
 typedef struct {
-	double *at;
 	const int *host_of_node;
 	int host_of_node_cnt;
-	time_t now;
-} free_at_arg_t;
+} ends_arg_t;
 
-/* Raises the free time of the job's hosts to its end. */
+/* Raises the end time of the job's hosts to its own. */
 static int _job_end(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
-	free_at_arg_t *a = arg;
-	double end;
+	ends_arg_t *a = arg;
+	bool never;
 	int last;
 
 	if (!job_ptr->node_bitmap || !(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)))
 		return 0;
-	end = IS_JOB_SUSPENDED(job_ptr) ? INFINITY : difftime(job_ptr->end_time, a->now);
-	if (end < 0) /* past its limit (OverTimeLimit): ending any moment */
-		end = 0;
+	never = IS_JOB_SUSPENDED(job_ptr);
 	last = bit_fls(job_ptr->node_bitmap);
 	for (int i = bit_ffs(job_ptr->node_bitmap); i >= 0 && i <= last; i++) {
 		int h;
@@ -146,30 +164,52 @@ static int _job_end(void *x, void *arg)
 		if (i >= a->host_of_node_cnt)
 			break;
 		h = a->host_of_node[i];
-		if (h >= 0 && bit_test(job_ptr->node_bitmap, i) && a->at[h] < end &&
-		    !isinf(a->at[h]))
-			a->at[h] = end;
+		if (h >= 0 && bit_test(job_ptr->node_bitmap, i))
+			rlft_ends_raise(&ends, h, job_ptr->end_time, never);
 	}
 	return 0;
+}
+
+/* The walk of the job list, once per change of it (rlft_stamp_fresh): a
+ * time limit changed (scontrol update TimeLimit: a new end_time, and
+ * last_job_update) shows at once, or, when it came in the second the view
+ * was built, in the next second. */
+static bool _ends(size_t hosts, const int *host_of_node, int host_of_node_cnt, time_t now)
+{
+	ends_arg_t a = { host_of_node, host_of_node_cnt };
+	uint64_t ev = rlft_job_events();
+
+	if (ends_map == host_of_node && ends.hosts == hosts &&
+	    rlft_stamp_fresh(&ends_stamp, last_job_update, ev, now))
+		return true;
+	ends_stamp.valid = false;
+	if (!rlft_ends_reset(&ends, hosts))
+		return false;
+	if (job_list)
+		list_for_each(job_list, _job_end, &a);
+	ends_stamp = rlft_stamp(last_job_update, ev, now);
+	ends_map = host_of_node;
+	return true;
 }
 
 extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
 			    int host_of_node_cnt, time_t now)
 {
 	double *at = xcalloc(hosts ? hosts : 1, sizeof(double));
-	free_at_arg_t a = { at, host_of_node, host_of_node_cnt, now };
 
-	for (size_t h = 0; h < hosts; h++)
-		at[h] = INFINITY;
-	/* eligible hosts start free now; the jobs on them raise that (a busy
-	 * node that no running job holds is completing: free soon) */
-	for (int i = 0; i < host_of_node_cnt; i++) {
-		int h = host_of_node[i];
-
-		if (h >= 0 && (size_t)h < hosts && eligible[h])
-			at[h] = 0;
+	if (!_ends(hosts, host_of_node, host_of_node_cnt, now)) {
+		/* out of memory: no host is free for a shape */
+		for (size_t h = 0; h < hosts; h++)
+			at[h] = INFINITY;
+		return at;
 	}
-	if (job_list)
-		list_for_each(job_list, _job_end, &a);
+	rlft_ends_free_at(&ends, eligible, now, at);
 	return at;
+}
+
+extern void rlft_jobs_fini(void)
+{
+	rlft_ends_free(&ends);
+	ends_stamp.valid = false;
+	ends_map = NULL;
 }

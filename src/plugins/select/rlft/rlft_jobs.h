@@ -33,12 +33,25 @@ extern void rlft_declined(job_record_t *job_ptr, time_t now);
  * for a shape since its first declined start (absent: it never did). */
 extern void rlft_wait_ended(job_record_t *job_ptr, time_t now);
 
+/* The running jobs changed in a way the job list shows (started, ended,
+ * other nodes) or the node -> host map did: rlft_free_at walks the list
+ * again. */
+extern void rlft_jobs_changed(void);
+/* Those changes, and slurmctld's count of job starts: one number that
+ * moves with each. */
+extern uint64_t rlft_job_events(void);
+
 /* When each host is free, in seconds from `now`, for the hosts with
  * eligible[h]: 0 when its node is idle, else the latest end time of the
  * running jobs on it (slurmctld's end_time: start plus time limit; a
  * suspended job's never); INFINITY for the others. host_of_node maps node
- * index to host ordinal (-1: none). xfree() the result. */
+ * index to host ordinal (-1: none); a new map is a change
+ * (rlft_jobs_changed). xfree() the result. */
 extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
 			    int host_of_node_cnt, time_t now);
+/* Frees rlft_free_at's view of the job list, which it keeps from one call
+ * to the next and builds again only when the list changed (rlft_wait.h's
+ * rlft_stamp_fresh). */
+extern void rlft_jobs_fini(void);
 
 #endif

@@ -93,9 +93,15 @@ typedef struct {
 } chosen_t;
 static list_t *chosen = NULL;
 
-/* The jobs rlft_sync_jobs() tracked, ascending. */
+/* The jobs rlft_sync_jobs() tracked, ascending, and what it saw then. */
 static uint32_t *synced = NULL;
 static size_t synced_cnt = 0;
+static rlft_stamp_t synced_stamp;
+
+/* The hosts of each job the placer tracks (rlft_wait.h), and what the
+ * placer was built from: a reconfigure that changes neither keeps it. */
+static rlft_seen_t seen;
+static uint64_t fabric_sig = 0;
 
 static void _chosen_free(void *x)
 {
@@ -169,13 +175,30 @@ static size_t *_job_hosts(bitstr_t *bitmap, size_t *count)
 	return hosts;
 }
 
-static void _track_hosts(job_record_t *job_ptr, const size_t *hosts, size_t n)
+/* `again`: add it even on the hosts it is known on (job_begin: the
+ * prediction it asks for next is the one this add plays). */
+static void _track_hosts(job_record_t *job_ptr, const size_t *hosts, size_t n, bool again)
 {
+	uint64_t sig = rlft_hosts_sig(hosts, n);
 	char *err = NULL;
 
-	if (n && lib->placer_add_job(placer, job_ptr->job_id, hosts, n, &err))
+	if (!n || (!again && rlft_seen_same(&seen, job_ptr->job_id, sig)))
+		return;
+	rlft_jobs_changed();
+	if (lib->placer_add_job(placer, job_ptr->job_id, hosts, n, &err)) {
 		error("%s: %pJ: %s", PFX, job_ptr, err);
+		rlft_seen_del(&seen, job_ptr->job_id);
+	} else {
+		rlft_seen_put(&seen, job_ptr->job_id, sig);
+	}
 	qft_free(err);
+}
+
+static void _untrack(uint32_t job_id)
+{
+	lib->placer_remove_job(placer, job_id);
+	rlft_seen_del(&seen, job_id);
+	rlft_jobs_changed();
 }
 
 static void _track(job_record_t *job_ptr)
@@ -185,7 +208,7 @@ static void _track(job_record_t *job_ptr)
 	if (!job_ptr->node_bitmap)
 		return;
 	hosts = _job_hosts(job_ptr->node_bitmap, &n);
-	_track_hosts(job_ptr, hosts, n);
+	_track_hosts(job_ptr, hosts, n, false);
 	xfree(hosts);
 }
 
@@ -195,15 +218,6 @@ extern long rlft_usec_since(const struct timespec *t0)
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
-}
-
-static int _track_running(void *x, void *arg)
-{
-	job_record_t *job_ptr = x;
-
-	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
-		_track(job_ptr);
-	return 0;
 }
 
 /* Pattern= unset: libqft's default pattern, named here for the job and
@@ -237,9 +251,81 @@ static qft_shared_fabric_t *_take_fabric(qft_conf_t *conf, bool *own, char **why
 	return qft_shared_fabric_create(loaded, conf->fabric_source);
 }
 
-/* Makes `fresh` and `fresh_conf` the ones in use, with a new placer; or
- * keeps the ones before (fatal if there are none: start-up). */
-static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
+/* Adds a file's bytes to an FNV-1a hash; a file it cannot read adds
+ * only its name, so that it never matches a readable one. */
+static uint64_t _hash_file(uint64_t h, const char *path)
+{
+	unsigned char buf[65536];
+	FILE *f = path ? fopen(path, "r") : NULL;
+	size_t got;
+
+	for (const char *p = path ? path : ""; *p; p++)
+		h = (h ^ (unsigned char) *p) * 1099511628211ULL;
+	if (!f)
+		return h ^ 1;
+	while ((got = fread(buf, 1, sizeof(buf), f)))
+		for (size_t k = 0; k < got; k++)
+			h = (h ^ buf[k]) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+/*
+ * What the fabric was built from: its file (as read now: topology/qft
+ * read it a moment before, so an edit in between shows at the next
+ * reconfigure only if the file changes again), how it was read and
+ * routed, and the LFT dump for Routing=lft.
+ */
+static uint64_t _fabric_sig(const qft_shared_fabric_t *shared, const qft_conf_t *conf)
+{
+	uint64_t h = _hash_file(1469598103934665603ULL, shared->source);
+	const char *words[] = { conf->host_name_regex, conf->routing };
+
+	h = (h ^ (uint64_t) conf->format) * 1099511628211ULL;
+	for (size_t k = 0; k < ARRAY_SIZE(words); k++)
+		for (const char *p = words[k] ? words[k] : "-"; *p; p++)
+			h = (h ^ (unsigned char) *p) * 1099511628211ULL;
+	if (conf->routing && !strncmp(conf->routing, "lft:", 4))
+		h = _hash_file(h, conf->routing + 4);
+	return h;
+}
+
+/* Whether the placer in use would be built again the same: same fabric
+ * and placement settings (ShapeWait= and the rest are read per job). */
+static bool _same_placer(const qft_conf_t *c, uint64_t sig)
+{
+	return placer && have_conf && sig == fabric_sig &&
+	       c->reserve_remainder == rconf.reserve_remainder && c->products == rconf.products &&
+	       c->round_up == rconf.round_up && c->sample_stages == rconf.sample_stages &&
+	       c->rank_by_congestion == rconf.rank_by_congestion &&
+	       !xstrcmp(c->pattern, rconf.pattern);
+}
+
+static void _say_settings(bool own, const char *kept)
+{
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s%s, remainder %s, ranking %s by %s%s",
+	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
+	     lib->fabric_host_count(fabric),
+	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
+	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
+	     rconf.shape_wait && rconf.shape_wait_from_decline ? " from the first declined start" : "",
+	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
+	     rconf.reserve_remainder ? "reserve" : "exact",
+	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
+	     _pattern(), kept);
+}
+
+static void _take_conf(qft_conf_t *fresh_conf)
+{
+	if (have_conf)
+		qft_conf_free(&rconf);
+	rconf = *fresh_conf;
+	have_conf = true;
+}
+
+/* Makes `fresh` and `fresh_conf` the ones in use, with a new placer (RET
+ * true); or keeps the ones before (fatal if there are none: start-up). */
+static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own, uint64_t sig)
 {
 	qft_placer_t *fresh_placer = NULL;
 	char *err = NULL;
@@ -260,72 +346,110 @@ static void _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own)
 		qft_free(err);
 		qft_shared_fabric_release(fresh);
 		qft_conf_free(fresh_conf);
-		return;
+		return false;
 	}
 	if (placer)
 		lib->placer_destroy(placer);
+	rlft_seen_free(&seen); /* the new placer knows no job */
 	qft_shared_fabric_release(held); /* after its placer */
 	held = fresh;
 	lib = held->ops;
 	fabric = held->fabric;
 	placer = fresh_placer;
-	if (have_conf)
-		qft_conf_free(&rconf);
-	rconf = *fresh_conf;
-	have_conf = true;
-	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s%s, remainder %s, ranking %s by %s",
-	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
-	     lib->fabric_host_count(fabric),
-	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
-	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
-	     rconf.shape_wait && rconf.shape_wait_from_decline ? " from the first declined start" : "",
-	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
-	     rconf.reserve_remainder ? "reserve" : "exact",
-	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
-	     _pattern());
+	fabric_sig = sig;
+	_take_conf(fresh_conf);
+	_say_settings(own, "");
+	return true;
 }
 
-static void _reload(void)
+/* RET whether the placer is a new one, which knows no running job. */
+static bool _reload(void)
 {
 	qft_conf_t fresh_conf;
 	char *why = NULL;
 	bool own;
 	qft_shared_fabric_t *fresh = _take_fabric(&fresh_conf, &own, &why);
+	uint64_t sig;
 
 	if (fresh) {
-		_adopt(fresh, &fresh_conf, own);
-		return;
+		sig = _fabric_sig(fresh, &fresh_conf);
+		if (!_same_placer(&fresh_conf, sig))
+			return _adopt(fresh, &fresh_conf, own, sig);
+		/* the running jobs' loads stay valid: no replay (1.5 s per
+		 * 1000 jobs) under slurmctld's locks */
+		qft_shared_fabric_release(fresh);
+		_take_conf(&fresh_conf);
+		_say_settings(own, "; same fabric and placement settings: the placer and its running jobs kept");
+		return false;
 	}
 	qft_conf_free(&fresh_conf);
 	if (!fabric)
 		fatal("%s: %s", PFX, why);
 	error("%s: %s; keeping the fabric loaded before", PFX, why);
 	xfree(why);
+	return false;
+}
+
+static int _track_running(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+
+	if (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr))
+		_track(job_ptr);
+	return 0;
+}
+
+static bool _still_running(uint32_t id, void *arg)
+{
+	job_record_t *job_ptr = find_job_record(id);
+
+	return job_ptr && job_ptr->node_bitmap &&
+	       (IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr));
+}
+
+static void _drop(uint32_t id, void *arg)
+{
+	lib->placer_remove_job(placer, id);
 }
 
 extern void rlft_node_init(list_t *jobs)
 {
+	static bool replay = true; /* from node_init to job_init */
+	static long usec = 0;      /* the two calls' time with the jobs */
+	struct timespec t0;
+	size_t before;
+
 	/* select_p_job_init comes right after select_p_node_init in the same
 	 * read_slurm_conf(): it keeps what node_init took (one load per start
 	 * or reconfigure) and only takes in the jobs. */
 	if (!jobs || !placer)
-		_reload();
-	/* a fresh placer knows none of the jobs rlft_sync_jobs() tracked */
-	xfree(synced);
+		replay = _reload();
+	xfree(synced); /* rlft_sync_jobs checks every job again */
 	synced_cnt = 0;
+	synced_stamp.valid = false;
 	if (!chosen)
 		chosen = list_create(_chosen_free);
-	/* node indexes may have changed (ranking): map again, re-track */
+	/* node indexes may have changed (ranking): map again */
 	_map_nodes();
-	if (jobs) {
-		/* job_init: the jobs slurmctld recovered or kept */
+	rlft_jobs_changed();
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	before = lib->placer_running(placer);
+	/* A kept placer: only the jobs that ended meanwhile leave (hash
+	 * lookups); a job on other hosts now is re-added by the
+	 * select_nodeinfo_set that follows, the others are skipped there. */
+	if (!replay)
+		rlft_seen_sweep(&seen, _still_running, _drop, NULL);
+	else if (jobs) /* job_init: the jobs slurmctld recovered or kept */
 		list_for_each(jobs, _track_running, NULL);
-		info("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
-	} else if (job_list) {
-		/* a fresh placer knows no job; re-adding a known id replaces it */
+	else if (job_list) /* a fresh placer knows no job */
 		list_for_each(job_list, _track_running, NULL);
+	usec = (jobs ? usec : 0) + rlft_usec_since(&t0);
+	if (jobs)
+		info("%s: tracking %zu running jobs (%s %zu, node_init and job_init %ld us)", PFX,
+		     lib->placer_running(placer), replay ? "replayed" : "kept",
+		     replay ? lib->placer_running(placer) : before, usec);
+	else
 		debug("%s: tracking %zu running jobs", PFX, lib->placer_running(placer));
-	}
 }
 
 static int _cmp_u32(const void *a, const void *b)
@@ -359,15 +483,20 @@ extern bool rlft_sync_jobs(void)
 	running_t now = {0};
 	size_t a = 0, b = 0;
 	bool changed = false;
+	time_t t = time(NULL);
 
-	if (!placer || !job_list)
+	/* eval_nodes comes for every job tested, several times each: walk
+	 * and sort the job list only when a job may have started or ended
+	 * (a start moves slurmctld's count; an end, last_job_update) */
+	if (!placer || !job_list ||
+	    rlft_stamp_fresh(&synced_stamp, last_job_update, rlft_job_events(), t))
 		return false;
 	list_for_each(job_list, _running_id, &now);
 	qsort(now.ids, now.n, sizeof(uint32_t), _cmp_u32);
 	/* a merge of the two sorted lists: ended jobs leave, new ones come */
 	while (a < synced_cnt || b < now.n) {
 		if (b == now.n || (a < synced_cnt && synced[a] < now.ids[b])) {
-			lib->placer_remove_job(placer, synced[a++]);
+			_untrack(synced[a++]);
 			changed = true;
 		} else if (a == synced_cnt || now.ids[b] < synced[a]) {
 			job_record_t *job_ptr = find_job_record(now.ids[b]);
@@ -383,6 +512,7 @@ extern bool rlft_sync_jobs(void)
 	xfree(synced);
 	synced = now.ids;
 	synced_cnt = now.n;
+	synced_stamp = rlft_stamp(last_job_update, rlft_job_events(), t);
 	return changed;
 }
 
@@ -405,6 +535,10 @@ extern void rlft_fini(void)
 	FREE_NULL_LIST(chosen);
 	xfree(synced);
 	synced_cnt = 0;
+	synced_stamp.valid = false;
+	rlft_seen_free(&seen);
+	fabric_sig = 0;
+	rlft_jobs_fini();
 }
 
 /* The hosts the job may have (eligible), of those the ones held now
@@ -675,13 +809,17 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const ava
 	double *free_at, fits;
 	char *err = NULL;
 	bool found = false;
+	struct timespec t0;
 
 	*wait = rlft_shape_wait(&wj, rconf.shape_wait, rconf.shape_wait_max);
 	*left = rlft_shape_left(&wj, *wait, now);
 	if (*wait <= 0 || *left <= 0 || c->lo < 2)
 		return false;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt, now);
 	fits = rlft_count_fits(free_at, a->eligible, hosts, c->lo);
+	/* the part that grew with the job list (issue 30 item 6) */
+	log_flag(SELECT_TYPE, "%s: %pJ free times %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	/* a shape needs the count first: none before the count fits */
 	if (fits <= *left) {
 		if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req,
@@ -1088,7 +1226,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		xfree(hosts);
 		return;
 	}
-	_track_hosts(job_ptr, hosts, n);
+	_track_hosts(job_ptr, hosts, n, true);
 	c = list_find_first(chosen, _chosen_for, job_ptr);
 	ranged = _ranged(hosts, n);
 	_tell_placement(job_ptr, hosts, n, ranged, c);
@@ -1133,7 +1271,7 @@ extern void rlft_job_fini(job_record_t *job_ptr)
 	if (!placer)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	lib->placer_remove_job(placer, job_ptr->job_id);
+	_untrack(job_ptr->job_id);
 	verbose("%s: %pJ ended, job_fini %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	if (!rconf.hostfile_dir)
 		return;
