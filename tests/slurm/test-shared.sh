@@ -13,6 +13,7 @@
 #   2. --array=1-4 -N 2: every task starts, and under select/rlft each gets
 #      its own placement (the log line and QFT_PLACEMENT_KIND of a placer's
 #      choice, not "chosen by cons_tres") and its QFT_* variables.
+#   QFT_SHARED_ONLY_RLFT=1  skips the cons_tres run (while debugging)
 TEST_NAME=test-shared
 . "$(dirname "$0")/lib.sh"
 
