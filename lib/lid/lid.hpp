@@ -69,6 +69,11 @@ struct LidOptions {
 	size_t max_stages = 0;
 	// dest's local search: rounds of re-choosing each destination.
 	unsigned rounds = 3;
+	// The running jobs, their offsets fixed (their tables do not change):
+	// the choice minimises the job's congestion beside them, stage t of
+	// the job beside stage t of each of them, as score_jobs plays them in
+	// lock-step (lib/score/stages.hpp). Borrowed; null: the job alone.
+	const std::vector<Job> *beside = nullptr;
 };
 
 // Chooses the offsets of a job on hosts `ranks` (rank order; distinct).
