@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // LID choice for a placed job: which of its 2^LMC LIDs each sender uses
 // to reach each destination (seed 001; seed 004 for striping). With LMC
-// > 0, LID offset k of host j routes as the virtual destination j + k
-// (lib/route/dmodk.hpp), so choosing an offset chooses the up-ports the
-// traffic to j takes: a lever for jobs whose nodes are not a
-// congestion-free shape.
+// > 0, LID offset k of host j turns the up-port of every level by the
+// offset's shift (lib/route/tree_router.hpp), so choosing an offset
+// chooses the up-ports the traffic to j takes: a lever for jobs whose
+// nodes are not a congestion-free shape.
 //
 // Modes, from what a stock MPI can carry to what needs the verbs
 // interposer (docs/lid-table.md):

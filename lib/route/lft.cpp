@@ -116,7 +116,7 @@ Lfts tree_tables(const Fabric &fabric, const Tree &tree, unsigned offsets,
 				if (!lid[d] || j == kNone)
 					continue;
 				for (unsigned k = 0; k < offsets; k++) {
-					const PortIdx hop = first_hop(l, idx, j, j + k);
+					const PortIdx hop = first_hop(l, idx, j, k);
 					if (hop != kNone)
 						lfts.set(sw, lid[d] + k, uint8_t(fabric.port(hop).num));
 				}

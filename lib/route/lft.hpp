@@ -39,14 +39,14 @@ private:
 class Tree;
 
 // The next link of a closed-form routing from the switch at (level, index)
-// of the tree toward the host of tree index j addressed at v = j + LID
-// offset: its sending port, kNone when the routing has no way there.
-using FirstHop = std::function<PortIdx(unsigned level, uint64_t index, uint64_t j, uint64_t v)>;
+// of the tree toward the host of tree index j addressed at LID offset k:
+// its sending port, kNone when the routing has no way there.
+using FirstHop = std::function<PortIdx(unsigned level, uint64_t index, uint64_t j, unsigned k)>;
 
 // The forwarding tables of a closed-form routing (the one builder of
 // TreeRouter::tables(), lib/route/tree_router.hpp): every switch of `tree` gets,
 // for every placed host's LID + k (k < offsets), the IB port of
-// first_hop(level, index, j, j + k), or no entry where that is kNone;
+// first_hop(level, index, j, k), or no entry where that is kNone;
 // every switch gets the switch LIDs by shortest paths over switch cables,
 // lowest port first (management traffic, which no closed form routes).
 // The tables are sized to the highest LID of the fabric.

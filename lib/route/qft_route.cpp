@@ -26,8 +26,8 @@ unsigned group(const Pgft &g, unsigned l) { return qft_side_linked(g, l) ? g.p(l
 } // namespace
 
 // The tables of lib/route/tree_router.hpp, for the QFT:
-// key(dst, l) = (R_l + W_l s_l) U_l + g_l(v), R_l the index of the digits
-// b_1..b_l of v's up-path and s_l its side member in digit l+1 (0 off
+// key(dst, l) = (R_l + W_l s_l) U_l + g_l(j, k), R_l the index of the digits
+// b_1..b_l of j's up-path at offset k and s_l its side member in digit l+1 (0 off
 // side-linked levels); src_base(src, l) = W_l (G_l + m_{l+1}
 // floor(j / M_{l+1})) U_l, G_l digit l+1 of j rounded down to its group
 // (side-linked) or digit l+1 itself; subtree(j, l) = floor(j / (M_l p'_l)),
@@ -58,11 +58,10 @@ QftRoute::QftRoute(const Fabric &fabric, const Tree &tree)
 			const uint64_t j = tree_index_[d];
 			if (j == kNone)
 				continue;
-			const uint64_t v = j + k;
-			// Walk v's up-path from j itself: the descent mirrors it.
+			// Walk j's up-path at offset k: the descent mirrors it.
 			Digits x = g.digits(0, j);
 			for (unsigned l = 0; l < h_; l++) {
-				const unsigned q = up_port(l, v);
+				const unsigned q = up_port(l, j, k);
 				const uint64_t idx = g.index(l, x);
 				const unsigned side = qft_side_linked(g, l) ? x[l] % g.p(l) : 0;
 				DstHop &hop = dst_hop(k, d, l);
@@ -75,44 +74,45 @@ QftRoute::QftRoute(const Fabric &fabric, const Tree &tree)
 	}
 }
 
-unsigned QftRoute::up_port(unsigned l, uint64_t v) const
+unsigned QftRoute::up_port(unsigned l, uint64_t j, unsigned k) const
 {
 	const Pgft &g = tree_.pgft();
 	const int li = int(l);
 	uint64_t u = 0; // the side member taken two levels below
 	if (l >= 2)
-		u = (v / r_prime(g, li - 2)) % (uint64_t(w_at(g, li - 1)) * p_at(g, li - 1)) /
+		u = (j / r_prime(g, li - 2)) % (uint64_t(w_at(g, li - 1)) * p_at(g, li - 1)) /
 		    w_at(g, li - 1);
-	return unsigned((v / r_prime(g, li) * p_at(g, li - 1) + u) % g.up_ports(l));
+	return unsigned((j / r_prime(g, li) * p_at(g, li - 1) + u + shift(l, k)) % g.up_ports(l));
 }
 
-unsigned QftRoute::next_hops(unsigned l, uint64_t idx, uint64_t j, uint64_t v,
+unsigned QftRoute::next_hops(unsigned l, uint64_t idx, uint64_t j, unsigned k,
 			     PortIdx *out) const
 {
 	const Pgft &g = tree_.pgft();
-	return rule_hops(l, g.digits(l, idx), g.digits(0, j), v, out);
+	return rule_hops(l, g.digits(l, idx), g.digits(0, j), j, k, out);
 }
 
-unsigned QftRoute::rule_hops(unsigned l, const Digits &a, const Digits &d, uint64_t v,
-			     PortIdx *out) const
+unsigned QftRoute::rule_hops(unsigned l, const Digits &a, const Digits &d, uint64_t j,
+			     unsigned k, PortIdx *out) const
 {
 	const Pgft &g = tree_.pgft();
 	if (l >= 1 && qft_descends(g, l, a, d)) { // an ancestor of d: down first
-		const unsigned n = down_hops(l, a, d, v, out);
+		const unsigned n = down_hops(l, a, d, j, k, out);
 		if (n)
 			return n;
 	}
 	if (l == h_)
 		return 0;
-	// Up: g_l(v), then the next present up-port whose upper end leads to d.
+	// Up: g_l(j, k), then the next present up-port whose upper end leads to d.
 	const uint64_t idx = g.index(l, a);
-	const unsigned ups = g.up_ports(l), q0 = up_port(l, v);
+	const unsigned ups = g.up_ports(l), q0 = up_port(l, j, k);
 	for (unsigned t = 0; t < ups; t++) {
 		const unsigned q = (q0 + t) % ups;
 		const PortIdx pi = tree_.up_port(l, idx, q);
 		if (pi == kNone)
 			continue;
-		const unsigned n = rule_hops(l + 1, qft_uplink(g, l, a, q).parent, d, v, out + 1);
+		const unsigned n =
+			rule_hops(l + 1, qft_uplink(g, l, a, q).parent, d, j, k, out + 1);
 		if (n) {
 			out[0] = pi;
 			return n + 1;
@@ -121,21 +121,21 @@ unsigned QftRoute::rule_hops(unsigned l, const Digits &a, const Digits &d, uint6
 	return 0;
 }
 
-unsigned QftRoute::down_hops(unsigned l, const Digits &a, const Digits &d, uint64_t v,
-			     PortIdx *out) const
+unsigned QftRoute::down_hops(unsigned l, const Digits &a, const Digits &d, uint64_t j,
+			     unsigned k, PortIdx *out) const
 {
 	// The children of a on d's side: a's digits 1..l-1 (the route), digit
 	// l+1 = d_{l+1} (on a side-linked level l, a's down-ports reach the
 	// whole group; elsewhere a already has it), digit l within d_l's group
 	// on a side-linked level l-1 (its p_{l-1} down paths), else d_l. First
-	// the member d's own up-path took there, g_{l-2}(v) div w_{l-1}, and
-	// at the top the parallel cable g_{h-1}(v) div w_h (the closed form).
+	// the member d's own up-path took there, g_{l-2}(j, k) div w_{l-1}, and
+	// at the top the parallel cable g_{h-1}(j, k) div w_h (the closed form).
 	const Pgft &g = tree_.pgft();
 	const unsigned members = l >= 2 ? group(g, l - 1) : 1;
-	const unsigned member0 = members > 1 ? up_port(l - 2, v) / g.w(l - 1) : 0;
+	const unsigned member0 = members > 1 ? up_port(l - 2, j, k) / g.w(l - 1) : 0;
 	const bool side = qft_side_linked(g, l);
 	const unsigned cables = side ? 1 : g.p(l); // per (child, parent); > 1 only at the top
-	const unsigned cable0 = cables > 1 ? up_port(l - 1, v) / g.w(l) : 0;
+	const unsigned cable0 = cables > 1 ? up_port(l - 1, j, k) / g.w(l) : 0;
 	Digits c = a;
 	if (l < h_)
 		c[l] = d[l];
@@ -143,15 +143,15 @@ unsigned QftRoute::down_hops(unsigned l, const Digits &a, const Digits &d, uint6
 		c[l - 1] = d[l - 1] / members * members + (member0 + tm) % members;
 		unsigned n = 1; // hops below the child, + 1
 		if (l >= 2) {
-			n = down_hops(l - 1, c, d, v, out + 1);
+			n = down_hops(l - 1, c, d, j, k, out + 1);
 			if (!n)
 				continue;
 			n++;
 		}
 		const uint64_t cidx = g.index(l - 1, c);
 		for (unsigned tk = 0; tk < cables; tk++) {
-			const unsigned k = side ? a[l] % g.p(l) : (cable0 + tk) % cables;
-			const PortIdx up = tree_.up_port(l - 1, cidx, a[l - 1] + k * g.w(l));
+			const unsigned cable = side ? a[l] % g.p(l) : (cable0 + tk) % cables;
+			const PortIdx up = tree_.up_port(l - 1, cidx, a[l - 1] + cable * g.w(l));
 			if (up != kNone) {
 				out[0] = fabric_.port(up).peer;
 				return n;

@@ -22,9 +22,10 @@
 // parallel cable d_{h-1} mod p_h instead of g_{h-1} div w_h; it congests
 // full-fabric Shift (docs/qft.md).
 //
-// LID offsets (LMC > 0): offset k routes destination j as offset 0 routes
-// the virtual destination v = j + k (g_l takes v), and the descent, d's
-// up-path for v reversed, still ends at j; as in lib/route/dmodk.hpp.
+// LID offsets (LMC > 0): offset k turns g_l(j) by the offset's shift,
+// g_l(j, k) = (g_l(j) + s_l(k)) mod (w_{l+1} p_{l+1}), and the descent,
+// j's up-path at offset k reversed, still ends at j; as in
+// lib/route/dmodk.hpp.
 //
 // Picked by make_router(): the spec "dmodk" names the closed form of the
 // fabric's tree, D-Mod-K (lib/route/dmodk.hpp) on a PGFT and this on a QFT,
@@ -70,20 +71,20 @@ public:
 	QftRoute(const Fabric &fabric, const Tree &tree);
 	const char *name() const override { return "qft"; }
 
-	// g_l(v) of slide 16.
-	unsigned up_port(unsigned level, uint64_t v) const override;
+	// g_l(j) of slide 16, turned by offset k's shift.
+	unsigned up_port(unsigned level, uint64_t j, unsigned k = 0) const override;
 
 	// The rule (see the head of this file).
-	unsigned next_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
+	unsigned next_hops(unsigned level, uint64_t index, uint64_t j, unsigned k,
 			   PortIdx *out) const override;
 
 private:
 	using Digits = std::vector<unsigned>;
-	unsigned rule_hops(unsigned level, const Digits &a, const Digits &d, uint64_t v,
-			   PortIdx *out) const;
+	unsigned rule_hops(unsigned level, const Digits &a, const Digits &d, uint64_t j,
+			   unsigned k, PortIdx *out) const;
 	// Ancestor a at `level` (>= 1) down to d, the rule's down half.
-	unsigned down_hops(unsigned level, const Digits &a, const Digits &d, uint64_t v,
-			   PortIdx *out) const;
+	unsigned down_hops(unsigned level, const Digits &a, const Digits &d, uint64_t j,
+			   unsigned k, PortIdx *out) const;
 };
 
 } // namespace qft

@@ -5,6 +5,35 @@
 
 namespace qft {
 
+// TreeRouter::shift(): levels with more than one up-port take the
+// offsets in turn; the r-th of them (r = 0 at the lowest) turns by k's
+// LMC bits rotated left by r * ceil(LMC / R), R the number of such levels,
+// so that no two levels turn alike. A rotation is a bijection of
+// 0 .. 2^LMC-1 fixing 0, so offset 0 is the closed form unchanged and a
+// level with at least 2^LMC up-ports gives each offset its own port.
+std::vector<unsigned> offset_shifts(const Pgft &g, unsigned lmc)
+{
+	const unsigned h = g.h(), offsets = 1u << lmc;
+	unsigned levels = 0;
+	for (unsigned l = 0; l < h; l++)
+		levels += g.up_ports(l) > 1;
+	const unsigned step = levels ? (lmc + levels - 1) / levels : 0;
+	std::vector<unsigned> shift(size_t(offsets) * h, 0);
+	for (unsigned k = 0; k < offsets; k++) {
+		unsigned r = 0;
+		for (unsigned l = 0; l < h; l++) {
+			const unsigned ups = g.up_ports(l);
+			if (ups <= 1)
+				continue;
+			const unsigned by = lmc ? (r * step) % lmc : 0;
+			const unsigned turn = by ? ((k << by) | (k >> (lmc - by))) & (offsets - 1) : k;
+			shift[size_t(k) * h + l] = turn % ups;
+			r++;
+		}
+	}
+	return shift;
+}
+
 TreeRouter::TreeRouter(const Fabric &fabric, const Tree &tree, const char *label)
 	: fabric_(fabric), tree_(tree), h_(tree.pgft().h()), offsets_(1u << fabric.lmc()),
 	  label_(label), complete_(tree.missing().empty())
@@ -23,6 +52,7 @@ TreeRouter::TreeRouter(const Fabric &fabric, const Tree &tree, const char *label
 	dst_hop_.assign(size_t(offsets_) * hosts * h_, DstHop{0, kNone});
 	for (unsigned l = 0; l < h_; l++)
 		up_slots_.push_back(&tree.up_slot(l, 0));
+	shift_ = offset_shifts(tree.pgft(), fabric.lmc());
 }
 
 void TreeRouter::check_host(HostOrd h) const
@@ -64,7 +94,7 @@ unsigned TreeRouter::fallback_path(HostOrd src, HostOrd dst, unsigned offset,
 				   PortIdx *out) const
 {
 	const uint64_t j = tree_index_[dst];
-	const unsigned n = next_hops(0, tree_index_[src], j, j + offset, out);
+	const unsigned n = next_hops(0, tree_index_[src], j, offset, out);
 	if (!n)
 		fail(Status::unroutable, label_, ": no path from ",
 		     fabric_.node_label(fabric_.hosts()[src]), " to ",
@@ -134,9 +164,9 @@ void TreeRouter::add_loads(const Flow *flows, size_t n, LinkLoads &loads) const
 Lfts TreeRouter::tables() const
 {
 	return tree_tables(fabric_, tree_, offsets_,
-			   [this](unsigned l, uint64_t idx, uint64_t j, uint64_t v) {
+			   [this](unsigned l, uint64_t idx, uint64_t j, unsigned k) {
 				   PortIdx hops[kMaxPathLinks];
-				   return next_hops(l, idx, j, v, hops) ? hops[0] : kNone;
+				   return next_hops(l, idx, j, k, hops) ? hops[0] : kNone;
 			   });
 }
 

@@ -25,6 +25,9 @@
 
 namespace qft {
 
+// TreeRouter::shift() of every (offset, level): [k * h + level].
+std::vector<unsigned> offset_shifts(const Pgft &g, unsigned lmc);
+
 class TreeRouter : public Router {
 public:
 	unsigned offsets() const override { return offsets_; }
@@ -32,16 +35,27 @@ public:
 		      PortIdx *out) const override;
 	void add_loads(const Flow *flows, size_t n, LinkLoads &loads) const override;
 
-	// The closed form's up-port at `level` for destination address v
-	// (v = tree index + LID offset), for tests and reports.
-	virtual unsigned up_port(unsigned level, uint64_t v) const = 0;
+	// The closed form's up-port at `level` toward the host of tree index
+	// j addressed at LID offset k: the offset-0 port (the subclass's
+	// formula) turned by the offset's shift at that level (below).
+	virtual unsigned up_port(unsigned level, uint64_t j, unsigned k = 0) const = 0;
+
+	// How far LID offset k turns the up-port of `level` (mod its up-port
+	// count), the same for every destination: offset 0 turns none; the
+	// lowest level with a choice turns by k (seed 001's "one LID per
+	// root", v = j + k); each higher one by its own bijection of the
+	// offsets (a rotation of k's LMC bits), so that the 2^LMC offsets of
+	// a destination take 2^LMC distinct up-ports at every level with at
+	// least that many, in different combinations (docs/lid-choice.md,
+	// "Offsets that reach every level").
+	unsigned shift(unsigned level, unsigned k) const { return shift_[size_t(k) * h_ + level]; }
 
 	// The fallback rule: the links from the node at `level`, `index` (a
 	// host: level 0, index its tree index) to the host of tree index j,
-	// addressed as v = j + LID offset, written to out[]; returns their
-	// number, 0 when the rule does not reach j. It is the closed form
-	// wherever the closed form's cables are there.
-	virtual unsigned next_hops(unsigned level, uint64_t index, uint64_t j, uint64_t v,
+	// addressed at LID offset k, written to out[]; returns their number,
+	// 0 when the rule does not reach j. It is the closed form wherever the
+	// closed form's cables are there.
+	virtual unsigned next_hops(unsigned level, uint64_t index, uint64_t j, unsigned k,
 				   PortIdx *out) const = 0;
 
 	// The forwarding tables of this routing, for every host LID offset:
@@ -77,6 +91,7 @@ protected:
 	const unsigned h_, offsets_;
 	const char *const label_;
 	std::vector<uint64_t> tree_index_; // host ordinal -> j (kNone: not placed)
+	std::vector<unsigned> shift_;      // [k * h + level]
 
 private:
 	template <unsigned H, bool Sparse>

@@ -225,6 +225,7 @@ void degraded_routes_match_their_tables(void **)
 		{"2;4,4;1,4;1,1", {16, 21, 30}, 1, true},  // three, LMC 1
 		{"2;4,4;1,4;1,1", {28, 29, 30, 31}, 0, false}, // a leaf cut off
 		{"3;4,4,2;1,4,2;1,1,2", {32, 40, 47, 60, 75}, 0, true}, // parallel top links
+		{"3;4,4,2;1,4,2;1,1,2", {32, 40, 47, 60, 75}, 2, true}, // offsets turn level 2
 		{"2;6,6;1,3;1,2", {36, 37, 50}, 1, true},  // parallel cables
 	};
 	for (const Case &c : cases) {
@@ -483,6 +484,39 @@ void lid_offsets_rotate_roots(void **)
 		assert_int_equal(sc.max_hsd, 1);
 	}
 	expect_error([&] { n.router->path(0, 1, 4, links); }, Status::invalid, "expected 0..3");
+}
+
+// Offsets reach every level (tree_router.hpp shift()): on the 1944-host
+// tree at LMC 4 a destination's 16 offsets take 16 distinct up-ports at
+// level 1 and at level 2, offset 0 is eq. 1, and a pair across pods
+// crosses 16 distinct top switches. Before, offset k routed as j + k and
+// level 2 moved only on a carry: 2 top switches at most.
+void lid_offsets_reach_every_level(void **)
+{
+	Net n("3;18,18,6;1,18,6;1,1,3", 4);
+	const auto &d = dynamic_cast<const DModK &>(*n.router);
+	for (uint64_t j : {0ull, 17ull, 1000ull, 1943ull}) {
+		std::vector<bool> one(18, false), two(18, false);
+		for (unsigned k = 0; k < 16; k++) {
+			one[d.up_port(1, j, k)] = true;
+			two[d.up_port(2, j, k)] = true;
+		}
+		assert_int_equal(std::count(one.begin(), one.end(), true), 16);
+		assert_int_equal(std::count(two.begin(), two.end(), true), 16);
+		assert_int_equal(d.up_port(1, j, 0), j % 18);
+		assert_int_equal(d.up_port(2, j, 0), (j / 18) % 18);
+	}
+	PortIdx links[kMaxPathLinks];
+	std::vector<NodeId> tops;
+	for (unsigned k = 0; k < 16; k++) {
+		assert_int_equal(n.router->path(5, 1900, k, links), 6);
+		tops.push_back(n.fabric.port(links[2]).peer == kNone
+				       ? kNone
+				       : n.fabric.port(n.fabric.port(links[2]).peer).node);
+		assert_int_equal(n.fabric.node(tops.back()).level, 3);
+	}
+	std::sort(tops.begin(), tops.end());
+	assert_int_equal(std::unique(tops.begin(), tops.end()) - tops.begin(), 16);
 }
 
 // --- patterns --------------------------------------------------------------
@@ -858,6 +892,7 @@ int main(void)
 		cmocka_unit_test(misaligned_sets_congest),
 		cmocka_unit_test(tree_recursive_doubling_is_congestion_free),
 		cmocka_unit_test(lid_offsets_rotate_roots),
+		cmocka_unit_test(lid_offsets_reach_every_level),
 		cmocka_unit_test(patterns_follow_table_2),
 		cmocka_unit_test(tree_recursive_doubling_stages),
 		cmocka_unit_test(unknown_pattern_lists_names),

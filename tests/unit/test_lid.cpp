@@ -111,7 +111,7 @@ void seed001_examples(void **)
 	const auto &dmodk = dynamic_cast<const DModK &>(*m.router);
 	// At most 2 of them on one leaf (3, 5 on leaf 1), 4 % 2 == 0: M = 2.
 	for (size_t l = 0; l < h.size(); l++)
-		assert_int_equal(dmodk.up_port(1, m.tree->host_index(h[l]) + rule.dest[l]), l % 2);
+		assert_int_equal(dmodk.up_port(1, m.tree->host_index(h[l]), rule.dest[l]), l % 2);
 	assert_true(m.hsd(rule) == 1.0);
 	// Section 3.2: contiguous n0..n7 congest, and seed 001 says LID choice
 	// per destination cannot help there; per pair can.
@@ -148,6 +148,42 @@ void pair_reaches_konig(void **)
 		worse_dest += dest > 1.0;
 	}
 	std::printf("# random 16 of 30, LMC 3: dest above 1.0 in %zu of 50\n", worse_dest);
+}
+
+// Beside the running jobs: two jobs share every leaf, three hosts each
+// per leaf of 6 (LMC 3: every root reachable). The first job's pair table
+// is fixed; the second chosen alone collides with it on leaf links,
+// chosen beside it (LidOptions::beside) it avoids the roots the first
+// takes where it can, and both meet less in lock-step. (Not 1.0: the
+// first job's fixed choice leaves lists that no colouring need fit.)
+void pair_beside_running_jobs(void **)
+{
+	TwoLevel m(6, 3);
+	std::vector<HostOrd> a, b;
+	for (HostOrd h = 0; h < 36; h++)
+		(h % 6 < 3 ? a : b).push_back(h);
+	const std::vector<Job> running = {m.choose(a, LidMode::pair).job()};
+	auto beside = [&](const LidTable &t) {
+		std::vector<Job> jobs = running;
+		jobs.push_back(t.job());
+		ScoreOptions opt;
+		opt.per_job = true;
+		return score_jobs(m.fabric, *m.router, *m.shift, jobs, opt).job_hsd;
+	};
+	const std::vector<double> alone = beside(m.choose(b, LidMode::pair));
+	LidOptions opt;
+	opt.beside = &running;
+	const LidTable chosen = m.choose(b, LidMode::pair, opt);
+	const std::vector<double> with = beside(chosen);
+	std::printf("# beside a running job: chosen alone %.3f (running %.3f), beside %.3f "
+		    "(running %.3f)\n", alone[1], alone[0], with[1], with[0]);
+	assert_true(alone[1] > 1.0);
+	assert_true(with[1] < alone[1] - 0.2);
+	assert_true(with[0] < alone[0] - 0.2);
+	// dest and job judge beside the running job too: never worse than
+	// chosen alone.
+	for (LidMode mode : {LidMode::dest, LidMode::job})
+		assert_true(beside(m.choose(b, mode, opt))[1] <= beside(m.choose(b, mode))[1]);
 }
 
 // Striping: each flow in 2^LMC equal shares; recounted with fractions.
@@ -226,6 +262,7 @@ int main(void)
 		cmocka_unit_test(engine_plays_the_table),
 		cmocka_unit_test(seed001_examples),
 		cmocka_unit_test(pair_reaches_konig),
+		cmocka_unit_test(pair_beside_running_jobs),
 		cmocka_unit_test(stripe_shares),
 		cmocka_unit_test(lid_space),
 		cmocka_unit_test(table_text),

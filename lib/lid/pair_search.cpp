@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/lid/pair_search.hpp"
+
+#include <algorithm>
+
+#include "lib/lid/lid.hpp"
+
+namespace qft {
+
+Beside::Beside(const Fabric &fabric, const Router &router, const Pattern &pattern,
+	       const std::vector<Job> *jobs)
+	: router_(router), pattern_(pattern), jobs_(jobs), loads_(fabric.port_count()),
+	  player_(fabric, router)
+{
+}
+
+const LinkLoads &Beside::stage(size_t t)
+{
+	loads_.clear();
+	if (empty())
+		return loads_;
+	// The scorer's own flows of stage t (StagePlayer), routed once more
+	// into loads that outlive the play.
+	player_.play(
+		pattern_, jobs_->data(), jobs_->size(),
+		[&](size_t, const std::vector<Flow> &flows, const LinkLoads &) {
+			router_.add_loads(flows.data(), flows.size(), loads_);
+		},
+		t, t + 1);
+	return loads_;
+}
+
+namespace {
+
+class PairSearch {
+public:
+	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
+		   const std::vector<uint8_t> &start, const PairSearchOptions &opt)
+		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
+		  beside_(links_, 0), marked_(links_, 0), on_(links_), chosen_(n_ * n_, 0),
+		  start_(start), opt_(opt), rng_(opt.seed * 0x9e3779b97f4a7c15ull + 1)
+	{
+		t_.pair.assign(n_ * n_, 0);
+	}
+
+	void stage(const std::vector<RankPair> &pairs, const LinkLoads &beside)
+	{
+		beside.for_each([&](PortIdx l) {
+			beside_[l] = beside[l];
+			touch(l);
+		});
+		flows_.clear();
+		for (const RankPair &p : pairs) {
+			if (p.src == p.dst)
+				continue;
+			uint8_t &seen = chosen_[size_t(p.src) * n_ + p.dst];
+			const uint32_t f = uint32_t(flows_.size());
+			flows_.push_back({p, !seen, 0});
+			if (!seen) {
+				seen = 1;
+				if (start_.empty())
+					choose(f);
+				else
+					offset(f) = start_[p.dst];
+			}
+			place(f);
+		}
+		repair();
+		for (PortIdx l : touched_) {
+			on_[l].clear();
+			beside_[l] = marked_[l] = 0;
+		}
+		touched_.clear();
+		excess_ = 0;
+	}
+
+private:
+	struct StageFlow {
+		RankPair pair;
+		bool fresh;     // first seen in this stage: its offset may change
+		uint32_t seen;  // the ejection that last visited it
+	};
+
+	uint8_t &offset(uint32_t f)
+	{
+		const RankPair &p = flows_[f].pair;
+		return t_.pair[size_t(p.src) * n_ + p.dst];
+	}
+	unsigned path(uint32_t f, unsigned o, PortIdx *out) const
+	{
+		const RankPair &p = flows_[f].pair;
+		return router_.path(t_.hosts[p.src], t_.hosts[p.dst], o, out);
+	}
+	uint32_t load(PortIdx l) const { return beside_[l] + uint32_t(on_[l].size()); }
+
+	void touch(PortIdx l)
+	{
+		if (!marked_[l]) {
+			marked_[l] = 1;
+			touched_.push_back(l);
+		}
+	}
+	void place(uint32_t f)
+	{
+		PortIdx links[kMaxPathLinks];
+		const unsigned len = path(f, offset(f), links);
+		for (unsigned k = 0; k < len; k++) {
+			touch(links[k]);
+			excess_ += load(links[k]) >= 1;
+			on_[links[k]].push_back(f);
+		}
+	}
+	void unplace(uint32_t f)
+	{
+		PortIdx links[kMaxPathLinks];
+		const unsigned len = path(f, offset(f), links);
+		for (unsigned k = 0; k < len; k++) {
+			std::vector<uint32_t> &on = on_[links[k]];
+			*std::find(on.begin(), on.end(), f) = on.back();
+			on.pop_back();
+			excess_ -= load(links[k]) >= 1;
+		}
+	}
+	bool congested(uint32_t f) const
+	{
+		PortIdx links[kMaxPathLinks];
+		const unsigned len = path(f, t_.pair[size_t(flows_[f].pair.src) * n_ + flows_[f].pair.dst], links);
+		for (unsigned k = 0; k < len; k++)
+			if (load(links[k]) > 1)
+				return true;
+		return false;
+	}
+
+	uint64_t next()
+	{
+		rng_ ^= rng_ << 13;
+		rng_ ^= rng_ >> 7;
+		rng_ ^= rng_ << 17;
+		return rng_;
+	}
+
+	// Greedy: f (not placed) takes the offset whose path meets the least
+	// (busiest link with f on it, then the load it joins), ties to the
+	// first from a random offset on.
+	void choose(uint32_t f)
+	{
+		PortIdx links[kMaxPathLinks];
+		std::pair<uint32_t, uint64_t> best{UINT32_MAX, 0};
+		const unsigned from = unsigned(next() % t_.offsets);
+		for (unsigned i = 0; i < t_.offsets; i++) {
+			const unsigned o = (from + i) % t_.offsets;
+			const unsigned len = path(f, o, links);
+			std::pair<uint32_t, uint64_t> m{1, 0};
+			for (unsigned k = 0; k < len; k++) {
+				const uint32_t l = load(links[k]);
+				m.first = std::max(m.first, l + 1);
+				m.second += l;
+			}
+			if (m < best) {
+				best = m;
+				offset(f) = uint8_t(o);
+			}
+		}
+	}
+
+	// An ejection chain (the Kempe chain of an edge colouring, for any
+	// routing): f moves to an offset whose path is free but for one new
+	// flow g, which moves on in turn, until a flow lands on a free path.
+	// No flow moves twice in one chain; a chain that fails leaves every
+	// flow where it was. Costs at most `budget_` offsets tried.
+	bool eject(uint32_t f, unsigned depth)
+	{
+		flows_[f].seen = chain_;
+		const uint8_t was = offset(f);
+		unplace(f);
+		PortIdx links[kMaxPathLinks];
+		const unsigned from = unsigned(next() % t_.offsets);
+		for (unsigned i = 0; i < t_.offsets && budget_; i++, budget_--) {
+			const unsigned o = (from + i) % t_.offsets;
+			if (o == was)
+				continue;
+			const unsigned len = path(f, o, links);
+			uint32_t blocker = UINT32_MAX;
+			bool open = true;
+			for (unsigned k = 0; k < len && open; k++) {
+				open = beside_[links[k]] == 0;
+				for (uint32_t g : on_[links[k]]) {
+					if (!open || g == blocker)
+						continue;
+					open = blocker == UINT32_MAX && flows_[g].fresh &&
+					       flows_[g].seen != chain_;
+					blocker = g;
+				}
+			}
+			if (!open || (blocker != UINT32_MAX && depth == 0))
+				continue;
+			offset(f) = uint8_t(o);
+			place(f);
+			if (blocker == UINT32_MAX || eject(blocker, depth - 1))
+				return true;
+			unplace(f);
+		}
+		offset(f) = was;
+		place(f);
+		return false;
+	}
+
+	// Every new flow that crosses an overloaded link tries an ejection
+	// chain; one that finds none re-chooses greedily (which never raises
+	// the busiest link it meets).
+	void repair()
+	{
+		const size_t m = flows_.size();
+		const size_t from = m ? size_t(next() % m) : 0;
+		for (size_t i = 0; i < m; i++) {
+			const uint32_t f = uint32_t((from + i) % m);
+			if (!flows_[f].fresh || !congested(f))
+				continue;
+			chain_++;
+			budget_ = opt_.budget;
+			if (eject(f, opt_.depth))
+				continue;
+			unplace(f);
+			choose(f);
+			place(f);
+		}
+		if (excess_)
+			walk();
+	}
+
+	// What the chains leave, a walk takes on (min-conflicts with noise,
+	// as WalkSAT): a congested new flow moves to the offset that adds the
+	// least excess load (flows beyond one per link), now and then to any;
+	// the best state seen is kept. Ejection chains move only into paths
+	// with one other flow; the walk also crosses states that are worse
+	// for a while.
+	void walk()
+	{
+		std::vector<uint32_t> &todo = todo_;
+		todo.clear();
+		for (uint32_t f = 0; f < flows_.size(); f++)
+			if (flows_[f].fresh && congested(f))
+				todo.push_back(f);
+		size_t best = excess_;
+		best_.resize(flows_.size());
+		for (uint32_t f = 0; f < flows_.size(); f++)
+			best_[f] = offset(f);
+		PortIdx links[kMaxPathLinks];
+		for (size_t step = 0, steps = opt_.walk * todo.size(); step < steps && excess_;
+		     step++) {
+			const size_t at = size_t(next() % todo.size());
+			const uint32_t f = todo[at];
+			if (!congested(f)) {
+				todo[at] = todo.back();
+				todo.pop_back();
+				if (todo.empty())
+					break;
+				continue;
+			}
+			unplace(f);
+			unsigned pick = unsigned(next() % t_.offsets);
+			if (next() % 8) { // the least excess, ties from a random offset on
+				size_t least = SIZE_MAX;
+				for (unsigned i = 0, from = pick; i < t_.offsets; i++) {
+					const unsigned o = (from + i) % t_.offsets;
+					const unsigned len = path(f, o, links);
+					size_t add = 0;
+					for (unsigned k = 0; k < len; k++)
+						add += load(links[k]) >= 1;
+					if (add < least) {
+						least = add;
+						pick = o;
+					}
+				}
+			}
+			offset(f) = uint8_t(pick);
+			place(f);
+			const unsigned len = path(f, pick, links);
+			for (unsigned k = 0; k < len; k++)
+				if (load(links[k]) > 1)
+					for (uint32_t g : on_[links[k]])
+						if (flows_[g].fresh && g != f)
+							todo.push_back(g);
+			if (excess_ < best) {
+				best = excess_;
+				for (uint32_t g = 0; g < flows_.size(); g++)
+					best_[g] = offset(g);
+			}
+		}
+		if (excess_ > best)
+			for (uint32_t f = 0; f < flows_.size(); f++)
+				if (offset(f) != best_[f]) {
+					unplace(f);
+					offset(f) = best_[f];
+					place(f);
+				}
+	}
+
+	const Router &router_;
+	LidTable &t_;
+	size_t n_, links_;
+	std::vector<uint32_t> beside_;             // the running jobs' load per link
+	std::vector<uint8_t> marked_;
+	std::vector<std::vector<uint32_t>> on_;    // the stage's flows on each link
+	std::vector<PortIdx> touched_;             // links used this stage, once
+	std::vector<uint8_t> chosen_;              // pair seen in an earlier stage
+	std::vector<StageFlow> flows_;
+	const std::vector<uint8_t> &start_;
+	const PairSearchOptions &opt_;
+	uint64_t rng_;
+	uint32_t chain_ = 0;
+	unsigned budget_ = 0;
+	size_t excess_ = 0; // flows beyond one per link, over the stage's links
+	std::vector<uint32_t> todo_;
+	std::vector<uint8_t> best_;
+};
+
+} // namespace
+
+void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pattern,
+		  LidTable &t, const std::vector<uint8_t> &start, Beside &beside,
+		  const PairSearchOptions &opt)
+{
+	PairSearch search(fabric, router, t, start, opt);
+	std::vector<RankPair> pairs;
+	const uint32_t n = uint32_t(t.hosts.size());
+	const size_t stages = pattern.stage_count(n);
+	for (size_t s = 0; s < stages; s++) {
+		pattern.stage(n, s, pairs);
+		search.stage(pairs, beside.stage(s));
+	}
+}
+
+} // namespace qft

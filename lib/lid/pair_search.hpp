@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// lib/lid's per-pair choice and what it meets: the running jobs' flows,
+// stage by stage.
+//
+// A Shift stage is a permutation; on a destination-routed fat tree a
+// flow's offset picks its up-ports (lib/route/tree_router.hpp shift()),
+// so choosing the stage's offsets is a list edge colouring: on two levels
+// of the leaf-to-leaf multigraph, colours the roots, each flow's list the
+// roots its offsets reach (Konig: degree-many colours suffice when every
+// list holds every root; Galvin: lists as long as the degree do). On
+// three levels the colouring nests (pod then spine). No closed form
+// covers lists shorter than the degree, other routings, or running jobs
+// beside, so the search is general and works on paths: a greedy
+// colouring, then for each flow still congested an ejection chain (the
+// Kempe chain of edge colouring, which reaches Konig's colouring where a
+// flow-by-flow move cannot), then a min-conflicts walk. Measured in
+// docs/lid-choice.md; the exact per-stage optimum (contribs/bench
+// lid_bound) shows where it falls short.
+#ifndef QFT_LID_PAIR_SEARCH_HPP
+#define QFT_LID_PAIR_SEARCH_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+#include "lib/route/router.hpp"
+#include "lib/score/stages.hpp"
+#include "lib/traffic/pattern.hpp"
+
+namespace qft {
+
+struct LidTable;
+
+// The running jobs' link loads at each stage t, as score_jobs plays them
+// in lock-step beside a new job (each job's stage t, its own offsets).
+class Beside {
+public:
+	// Borrows everything; `jobs` may be null (nothing beside).
+	Beside(const Fabric &fabric, const Router &router, const Pattern &pattern,
+	       const std::vector<Job> *jobs);
+	bool empty() const { return jobs_ == nullptr || jobs_->empty(); }
+	// The loads of stage t; valid until the next call.
+	const LinkLoads &stage(size_t t);
+
+private:
+	const Router &router_;
+	const Pattern &pattern_;
+	const std::vector<Job> *jobs_;
+	LinkLoads loads_;
+	StagePlayer player_;
+};
+
+struct PairSearchOptions {
+	// An ejection chain: flows moved at most, offsets tried at most (on
+	// the demo tree a chain rarely needs 10 moves; 8x both changed no
+	// figure of bench_lid's).
+	unsigned depth = 24, budget = 512;
+	// The walk after the chains: steps per congested flow.
+	unsigned walk = 20;
+	uint64_t seed = 1; // ties are broken at random, reproducibly
+};
+
+// Fills t.pair (t.hosts, t.offsets set): every stage of `pattern` in
+// turn; a pair's first stage chooses its offset, later ones keep it (an
+// RC connection has one path). `start`: each new pair's first offset, that
+// of its destination (a dest choice), improved from there; empty: greedy.
+void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pattern,
+		  LidTable &t, const std::vector<uint8_t> &start, Beside &beside,
+		  const PairSearchOptions &opt = PairSearchOptions());
+
+} // namespace qft
+
+#endif
