@@ -91,6 +91,25 @@ std::string one_line(const std::string &json)
 	return out + "\n";
 }
 
+// --lid MODE for a group of jobs in lock-step: the jobs choose in the
+// order listed, each beside the ones before it (their offsets fixed, as
+// a running job's table does not change): job 1 alone, job 2 beside job
+// 1, ... (LidOptions::beside). The simulator lists a job's running
+// neighbours first, in the order they started, and the job last.
+void choose_in_order(const Model &m, const Pattern &pattern, LidMode mode,
+		     std::vector<Job> &jobs)
+{
+	std::vector<Job> chosen;
+	chosen.reserve(jobs.size());
+	LidOptions opt;
+	opt.beside = &chosen;
+	for (Job &job : jobs) {
+		job = choose_lids(m.fabric(), m.router(), m.tree(), pattern, job.ranks, mode, opt)
+			      .job();
+		chosen.push_back(job);
+	}
+}
+
 // --batch FILE: every group scored as `--jobs` would score it (a group of
 // one job as `--hosts`), in one process: the simulator scores hundreds of
 // placements per policy, and loading the fabric and its routing once is
@@ -99,6 +118,11 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 		const Pattern &pattern, const std::string &pattern_spec,
 		const std::string &order_text, unsigned offset)
 {
+	const bool lid = args.has("--lid");
+	const LidMode mode = lid ? lid_mode(args.get("--lid")) : LidMode::job;
+	if (lid && mode == LidMode::stripe)
+		throw UsageError{"--lid stripe scores one job (--hosts), not --batch: "
+				 "give --lid job, dest or pair"};
 	const std::string path = args.get("--batch");
 	const Fabric &f = m.fabric();
 	const Tree *tree = m.tree();
@@ -134,6 +158,8 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 			hosts += job.ranks.size();
 			jobs.push_back(std::move(job));
 		}
+		if (lid)
+			choose_in_order(m, pattern, mode, jobs);
 		opt.shared_links = jobs.size() > 1;
 		Score sc = score_jobs(f, m.router(), pattern, jobs, opt);
 		ScoreContext ctx{routing, order_text, jobs.size(), hosts};
@@ -183,8 +209,8 @@ int cmd_score(int argc, char **argv)
 	lmc_arg(args, *m, routing);
 	const Fabric &f = m->fabric();
 	const Tree *tree = m->tree();
-	if (args.has("--lid") && (args.has("--lid-offset") || args.has("--batch")))
-		throw UsageError{"--lid chooses the offsets: not with --lid-offset or --batch"};
+	if (args.has("--lid") && args.has("--lid-offset"))
+		throw UsageError{"--lid chooses the offsets: not with --lid-offset"};
 
 	std::string pattern_spec = args.get("--pattern", "shift");
 	std::unique_ptr<Pattern> pattern =
@@ -219,14 +245,6 @@ int cmd_score(int argc, char **argv)
 		hosts += job.ranks.size();
 		jobs.push_back(std::move(job));
 	}
-	if (args.has("--lid")) {
-		// Each job's own choice (lib/lid), on the pattern it is scored by.
-		const LidMode mode = lid_mode(args.get("--lid"));
-		if (mode == LidMode::stripe)
-			return score_striped(args, *m, *pattern, jobs);
-		for (Job &job : jobs)
-			job = choose_lids(f, m->router(), tree, *pattern, job.ranks, mode).job();
-	}
 	// Two jobs cannot share a host.
 	std::vector<size_t> owner(f.hosts().size(), 0);
 	for (size_t i = 0; i < jobs.size(); i++)
@@ -236,6 +254,15 @@ int cmd_score(int argc, char **argv)
 				     " is in job ", owner[h], " and job ", i + 1);
 			owner[h] = i + 1;
 		}
+	if (args.has("--lid")) {
+		// The choice of lib/lid, on the pattern the jobs are scored by;
+		// several jobs choose in the order listed, each beside the ones
+		// before it (as a group of --batch does).
+		const LidMode mode = lid_mode(args.get("--lid"));
+		if (mode == LidMode::stripe)
+			return score_striped(args, *m, *pattern, jobs);
+		choose_in_order(*m, *pattern, mode, jobs);
+	}
 
 	ScoreOptions opt;
 	opt.threads = args.number("--threads", std::max(1u, std::thread::hardware_concurrency()), 1024);

@@ -98,4 +98,47 @@ expect_fail 1 "overbatch:2: host n0005 is in job 1 and job 2" -- "$QFT" score --
 printf '\n# nothing\n\n' >"$TMP/emptybatch"
 expect_fail 1 "no jobs" -- "$QFT" score --fabric "$TMP/f.json" --batch "$TMP/emptybatch"
 expect_fail 2 "not --batch" -- "$QFT" score --fabric "$TMP/f.json" --batch "$TMP/batch" --flows "$TMP/fl"
+
+# --batch --lid: the jobs of a group choose their offsets in the order
+# listed, each beside those before it, then the group is scored together.
+# Two jobs of 16 hosts scattered over three leaves each (leaves 2-4 and
+# 6-8, no link in common) congest on one LID (1.333 each, seed 001's
+# unequal leaves); LMC 2 gives every destination 4 paths and per pair
+# both reach 1.0. A group of one is the job alone.
+"$QFT" gen pgft "2;18,18;1,18;1,1" --lmc 2 -o "$TMP/l2.json" 2>/dev/null
+cat >"$TMP/lidbatch" <<'JOBS'
+n[0019-0023,0037-0041,0055-0060]
+n[0091-0095,0109-0113,0127-0132]
+
+n[0019-0023,0037-0041,0055-0060]
+JOBS
+lidbatch() { "$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/lidbatch" "$@"; }
+figures='import json, sys
+for line in sys.stdin:
+    d = json.loads(line)
+    print("%.3f %s" % (d["avg_hsd"], " ".join("%.3f" % h for h in d["job_hsd"] or [])))'
+expect_eq "batch, one LID: avg and per job" "$(lidbatch | python3 -c "$figures" | paste -sd'|')" \
+	"1.333 1.333 1.333|1.333 1.333"
+expect_eq "batch --lid pair: lower, 1.0 for each job" \
+	"$(lidbatch --lid pair | python3 -c "$figures" | paste -sd'|')" "1.000 1.000 1.000|1.000 1.000"
+expect_eq "batch --lid dest: lower than one LID" "$(lidbatch --lid dest | python3 -c '
+import json, sys
+print(all(1.0 <= json.loads(l)["avg_hsd"] < 1.333 for l in sys.stdin))')" True
+sed -n 1,2p "$TMP/lidbatch" >"$TMP/lidjobs"
+expect_eq "batch --lid pair, group 1 = --jobs --lid pair" \
+	"$(lidbatch --lid pair | head -1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["avg_hsd"], d["job_hsd"])')" \
+	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --jobs "$TMP/lidjobs" --lid pair |
+		python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["avg_hsd"], d["job_hsd"])')"
+# Two such jobs interleaved on the same three leaves share leaf up-links:
+# each choosing alone, their offsets collide (1.533 together, above one
+# LID's 1.333); the second choosing beside the first must do better than
+# one LID.
+printf 'n[0019-0023,0037-0041,0055-0060]\nn[0024-0028,0042-0046,0061-0066]\n' >"$TMP/interleaved"
+expect_eq "interleaved, one LID" "$("$QFT" score --fabric "$TMP/l2.json" --json --batch "$TMP/interleaved" |
+	python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["avg_hsd"])')" 1.333
+expect_eq "interleaved, --lid pair: the second beside the first, below one LID" \
+	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/interleaved" --lid pair |
+	python3 -c 'import json,sys; d = json.load(sys.stdin); print(d["avg_hsd"] < 1.333 and max(d["job_hsd"]) < 1.333)')" True
+expect_fail 2 "--lid stripe scores one job (--hosts), not --batch" -- lidbatch --lid stripe
+expect_fail 2 "not with --lid-offset" -- lidbatch --lid pair --lid-offset 1
 finish

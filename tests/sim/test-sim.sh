@@ -129,6 +129,21 @@ other=24.11
 	--out "$W/bad" --workload-only >"$W.series.out" 2>&1
 check "a build for Slurm $series is refused for a $other run (exit 1, says why)" \
 	sh -c "[ $? = 1 ] && grep -q 'built for Slurm $series, the run is for $other' '$W.series.out'"
+# --lmc: the fabric's LIDs and each policy's LID choice (no cluster)
+"$SIM" --build "$build" --pgft "$tuple" --lmc 2 --synthetic mixed --jobs 5 \
+	--policies rlft,cons_tres,cons_tres-lid --out "$W/lmc" --workload-only >"$W.lmc.out" 2>&1
+check "--lmc 2: each policy its LID choice" sh -c "[ $? = 0 ] &&
+	grep -q 'LID choice at LMC 2: rlft pair, cons_tres none, cons_tres-lid pair' '$W.lmc.out'"
+check "--lmc 2: the fabric has LMC 2, base LIDs 4 apart" pyjson "$W/lmc/fabric.json" \
+	'd["lmc"] == 2 and [h["lid"] for h in d["hosts"][:2]] == [4, 8]'
+"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 5 --policies cons_tres-lid \
+	--out "$W/bad" --workload-only >"$W.lid0.out" 2>&1
+check "cons_tres-lid without --lmc is refused (exit 1, says why)" \
+	sh -c "[ $? = 1 ] && grep -q 'needs a fabric with LMC > 0: give --lmc N' '$W.lid0.out'"
+"$SIM" --build "$build" --pgft "3;18,18,14;1,18,9;1,1,2" --lmc 4 --synthetic mixed --jobs 5 \
+	--out "$W/bad" --workload-only >"$W.lmc4.out" 2>&1
+check "--lmc 4 on 4536 hosts is refused: the largest LMC that fits is 3" \
+	sh -c "[ $? = 1 ] && grep -q '73258 LIDs, more than the 49151 unicast LIDs .*the largest LMC that fits is 3' '$W.lmc4.out'"
 if [ "$series" = 22.05 ]; then
 	"$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --policies rlft,block \
 		--out "$W/bad" >"$W.block.out" 2>&1
@@ -245,8 +260,10 @@ for p in "${policies[@]}"; do
 	check "the text report states $p lost no job" grep -q "^$p .*submitted 40 = completed 40 + failed 0 + cancelled 0: ok" "$O/report.txt"
 done
 if /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	for f in hsd.png util.png; do
+	for f in users.png hsd.png util.png; do
 		check "$f is a PNG" sh -c "head -c 8 '$O/$f' | od -An -c | grep -q 'P   N   G'"
+		check "$f is 1600 pixels wide or more" /usr/bin/python3 -c \
+			'import sys; sys.exit(int.from_bytes(open(sys.argv[1], "rb").read(24)[16:20], "big") < 1600)' "$O/$f"
 	done
 else
 	say "no python3-matplotlib: plots not checked"
@@ -286,10 +303,11 @@ check "the report has the turnaround table, no slowdown without --comm" \
 
 if [ "$series" = 22.05 ]; then
 # --- 5. the runtime model: jobs slowed by congestion ----------------------------
+# at LMC 2: rlft's jobs choose a LID per pair (qft score --batch --lid pair)
 M=$ROOT/model
-say "30 jobs, rlft, --comm comm (every job f = 0.5; about 1 minute)"
+say "30 jobs, rlft, --comm comm (every job f = 0.5), --lmc 2 (about 1 minute)"
 "$SIM" --build "$build" --pgft "$tuple" --synthetic mixed --jobs 30 --seed 7 --real-span 25 \
-	--policies rlft --comm comm --out "$M" "${plots[@]}" >"$M.out" 2>"$M.err"
+	--policies rlft --comm comm --lmc 2 --out "$M" "${plots[@]}" >"$M.out" 2>"$M.err"
 rc=$?
 check "qft-sim --comm exits 0" [ $rc = 0 ]
 [ $rc = 0 ] || tail -30 "$M.err"
@@ -307,6 +325,13 @@ check "--comm: each slowdown is (1-f) + f H of its mean H, within 10%" pyjson "$
 	'all(abs(j["slowdown"] / (0.5 + 0.5 * j.get("h_mean", 1.0)) - 1) < 0.1 for j in d["jobs"])'
 check "--comm: 1-node jobs are not slowed" pyjson "$M/rlft/jobs.json" \
 	'all(j["slowdown"] < 1.05 for j in d["jobs"] if j["nodes"] == 1)'
+check "--lmc 2: rlft scored with LID choice pair, each job also on one LID" pyjson "$M/rlft/jobs.json" \
+	'd["summary"]["lid"] == "pair" and d["summary"]["lmc"] == 2 and all("hsd_alone_1lid" in j for j in d["jobs"] if "hsd_alone" in j)'
+check "--lmc 2: the score cache keys carry the choice and the LMC" pyjson "$M/score-cache.json" \
+	'any(k.startswith("pair/lmc2:") for k in d["sets"]) and any(k.startswith("pair/lmc2:") for k in d["alone"])'
+check "--lmc 2: the report names the LID choice, and the figures by job size" sh -c \
+	"grep -q '^LID choice at LMC 2 .*: rlft pair (HSD alone' '$M/report.txt' &&
+	 grep -q '^By job size (what users feel)' '$M/report.txt'"
 if [ ${#plots[@]} = 0 ]; then
 	check "slowdown.png is a PNG" sh -c "head -c 8 '$M/slowdown.png' | od -An -c | grep -q 'P   N   G'"
 fi

@@ -3,7 +3,12 @@
 """The runtime model without Slurm or root (make check): communication
 shares from --comm, the rate arithmetic on a small schedule whose rates and
 ends are computed by hand below (H from a stub scorer), the live thread's
-rate files, a job's loop (advance.py) and the report's time figures."""
+rate files, a job's loop (advance.py) and the report's time figures. And
+the LID choice it counts (--lmc): the scorer's command line and cache
+keys (a stand-in qft), a real `qft score --lid` when $QFT is there, the
+order of a lock-step set, the policies' choices (cons_tres-lid,
++LidChoice=), the LID space check, and the report's per-size figures and
+users.png."""
 
 import json
 import os
@@ -17,9 +22,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
-from qftsim import runtime  # noqa: E402
+from qftsim import report, runtime  # noqa: E402
 from qftsim.common import SimError  # noqa: E402
-from qftsim.metrics import size_classes, slowdown_by_class, summarise  # noqa: E402
+from qftsim.fabric import Fabric, check_lid_space, tuple_counts  # noqa: E402
+from qftsim.metrics import class_figures, size_classes, slowdown_by_class, summarise  # noqa: E402
+from qftsim.replay import policy_conf, policy_lid  # noqa: E402
+from qftsim.scoring import Scorer, neighbour_sets  # noqa: E402
 
 ADVANCE = os.path.join(SRC, "contribs", "sim", "qftsim", "advance.py")
 
@@ -37,9 +45,9 @@ class StubScorer:
     def shares(self, x, y):
         return frozenset((x, y)) in SHARE
 
-    def hsd(self, hosts, neighbours):
-        self.asked.append((hosts, tuple(neighbours)))
-        return SET_HSD[frozenset([hosts] + list(neighbours))]
+    def hsd(self, hosts, before, after=()):
+        self.asked.append((hosts, tuple(before) + tuple(after)))
+        return SET_HSD[frozenset([hosts] + list(before) + list(after))]
 
 
 class FakeScorer:
@@ -50,10 +58,10 @@ class FakeScorer:
     def __init__(self):
         self.calls = []
 
-    def score_all(self, alone, sets, progress=None, save=True):
+    def score_all(self, alone, sets, progress=None, save=True, lid="none"):
         self.calls.append((sorted(alone), sorted(sorted(s) for s in sets), save))
 
-    def set_score(self, lists):
+    def set_score(self, lists, lid="none"):
         key = frozenset(lists)
         shared = 7 if len(lists) == 2 and key in SHARE else 0
         h = SET_HSD.get(key, 9.0)
@@ -142,7 +150,7 @@ class TestSchedule(unittest.TestCase):
 class TestCacheScorer(unittest.TestCase):
     def test_each_job_gets_its_own_figure(self):
         class Sets:
-            def set_score(self, lists):
+            def set_score(self, lists, lid="none"):
                 # scored in sorted order: "a" 1.5, "b" 2.25
                 return {("a",): [1.25, 2, 0, None],
                         ("a", "b"): [2.0, 3, 4, [1.5, 2.25]]}.get(tuple(sorted(lists)))
@@ -268,6 +276,272 @@ class TestFigures(unittest.TestCase):
                          (None, None, 0))
         self.assertEqual(s["turnaround_mean"], 150.0)
         json.dumps(s)
+
+
+# A stand-in for `qft score --batch`: logs its arguments and the batch
+# file, and answers every group with avg_hsd = its number of jobs and
+# job_hsd = 1, 2, ... in the order the file lists them.
+FAKE_QFT = r"""#!/usr/bin/env python3
+import json, sys
+args = sys.argv[1:]
+path = args[args.index("--batch") + 1]
+groups = [g.split() for g in open(path).read().split("\n\n") if g.strip()]
+with open(sys.argv[0] + ".log", "a") as f:
+    f.write(json.dumps({"args": args, "groups": groups}) + "\n")
+for g in groups:
+    print(json.dumps({"avg_hsd": float(len(g)), "max_hsd": len(g), "shared_links": 3,
+                      "job_hsd": [float(i + 1) for i in range(len(g))]}))
+"""
+
+
+class TestScorerLid(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.qft = os.path.join(d, "qft")
+        with open(self.qft, "w") as f:
+            f.write(FAKE_QFT)
+        os.chmod(self.qft, 0o755)
+        self.fabric = os.path.join(d, "fabric.json")
+        with open(self.fabric, "w") as f:
+            f.write("{}")
+        self.cache = os.path.join(d, "cache.json")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def scorer(self, lmc):
+        return Scorer(self.qft, self.fabric, "shift", 1, self.cache,
+                      os.path.join(self.tmp.name, "t"), lmc=lmc)
+
+    def calls(self):
+        try:
+            with open(self.qft + ".log") as f:
+                return [json.loads(line) for line in f]
+        except OSError:
+            return []
+
+    def test_lid_and_lmc_on_the_command_line(self):
+        sc = self.scorer(2)
+        sc.score_all(["n1"], [["n3", "n2"]], lid="pair")
+        sc.score_all(["n1"], [["n3", "n2"]])
+        args = [c["args"] for c in self.calls()]
+        self.assertEqual(len(args), 2)
+        self.assertEqual(args[0][args[0].index("--lid"):][:4], ["--lid", "pair", "--lmc", "2"])
+        self.assertNotIn("--lid", args[1])
+        self.assertNotIn("--lmc", args[1])
+        for a in args:
+            self.assertIn("--per-job", a)
+
+    def test_a_choice_keeps_the_order_one_lid_sorts(self):
+        sc = self.scorer(2)
+        sc.score_all([], [["n3", "n2"]], lid="pair")
+        sc.score_all([], [["n3", "n2"]])
+        groups = [c["groups"] for c in self.calls()]
+        # the new job last, as listed; one LID in sorted order
+        self.assertEqual(groups, [[["n3", "n2"]], [["n2", "n3"]]])
+        # job_hsd follows the order scored: n2 is 2nd under pair, 1st alone
+        cs = runtime.CacheScorer(sc, "pair")
+        self.assertEqual(cs.hsd("n2", ["n3"]), 2.0)
+        self.assertEqual(runtime.CacheScorer(sc).hsd("n2", ["n3"]), 1.0)
+        # another order is another set under a choice, the same under one LID
+        sc.score_all([], [["n2", "n3"]], lid="pair")
+        sc.score_all([], [["n2", "n3"]])
+        self.assertEqual(len(self.calls()), 3)
+
+    def test_cache_keys_carry_mode_and_lmc(self):
+        sc = self.scorer(2)
+        self.assertEqual(sc.key("n1"), "n1")
+        self.assertEqual(sc.key("n1", "pair"), "pair/lmc2:n1")
+        self.assertEqual(sc.key(["b", "a"]), "a|b")
+        self.assertEqual(sc.key(["b", "a"], "dest"), "dest/lmc2:b|a")
+        sc.score_all(["n1"], [], lid="pair")
+        sc.score_all(["n1"], [], lid="dest")
+        sc.score_all(["n1"], [])
+        self.assertEqual(len(self.calls()), 3)
+        self.assertEqual(sorted(sc.cache["alone"]), ["dest/lmc2:n1", "n1", "pair/lmc2:n1"])
+        # the saved cache: found again at LMC 2, not at LMC 3
+        self.scorer(2).score_all(["n1"], [], lid="pair")
+        self.assertEqual(len(self.calls()), 3)
+        self.scorer(3).score_all(["n1"], [], lid="pair")
+        self.assertEqual(len(self.calls()), 4)
+
+    def test_neighbour_sets_in_start_order_the_job_last(self):
+        jobs = [{"idx": i, "nodelist": h, "nodes": 2, "start_wall": st, "end_wall": en}
+                for i, (h, st, en) in enumerate([("c", 5, 50), ("a", 0, 40), ("b", 10, 30),
+                                                 ("d", 10, 60)])]
+        sets = neighbour_sets(jobs)
+        self.assertEqual(sets[0], ["a", "c"])
+        self.assertEqual(sets[1], ["a"])
+        # b and d start together: each is last in its own set
+        self.assertEqual(sets[2], ["a", "c", "d", "b"])
+        self.assertEqual(sets[3], ["a", "c", "b", "d"])
+
+
+def real_qft():
+    q = os.environ.get("QFT")
+    return q if q and os.access(q, os.X_OK) else None
+
+
+@unittest.skipUnless(real_qft(), "no $QFT (the qft tool): run by make check")
+class TestRealScoreLid(unittest.TestCase):
+    def test_pair_lowers_a_congested_job(self):
+        """16 hosts over three leaves congest on one LID (1.333); at LMC 2
+        the pair choice reaches 1.0, and two such jobs on other leaves
+        stay at 1.0 side by side."""
+        with tempfile.TemporaryDirectory() as d:
+            fab = os.path.join(d, "f.json")
+            subprocess.run([real_qft(), "gen", "pgft", "2;18,18;1,18;1,1", "--lmc", "2",
+                            "-o", fab], check=True, stderr=subprocess.DEVNULL)
+            sc = Scorer(real_qft(), fab, "shift", 1, os.path.join(d, "c.json"),
+                        os.path.join(d, "t"), lmc=2)
+            a, b = "n[0019-0023,0037-0041,0055-0060]", "n[0091-0095,0109-0113,0127-0132]"
+            sc.score_all([a], [[a, b]])
+            sc.score_all([a], [[a, b]], lid="pair")
+            self.assertAlmostEqual(sc.alone(a)[0], 4 / 3, places=4)
+            self.assertEqual(sc.alone(a, "pair")[0], 1.0)
+            self.assertAlmostEqual(runtime.CacheScorer(sc).hsd(b, [a]), 4 / 3, places=4)
+            self.assertEqual(runtime.CacheScorer(sc, "pair").hsd(b, [a]), 1.0)
+
+
+class OrderStub:
+    """Records the lock-step sets the model asks for, in their order."""
+
+    def __init__(self):
+        self.sets = []
+
+    def shares(self, a, b):
+        return True
+
+    def hsd(self, hosts, before, after=()):
+        self.sets.append((hosts, list(before) + [hosts] + list(after)))
+        return 1.0
+
+
+class TestStartOrder(unittest.TestCase):
+    def test_sets_list_jobs_in_start_order(self):
+        st = OrderStub()
+        m = runtime.RuntimeModel(st)
+        m.start(0.0, "A", "a", 2, 0.5, 100.0)
+        m.start(10.0, "B", "b", 2, 0.5, 100.0)
+        st.sets = []
+        m.start(20.0, "C", "c", 2, 0.5, 100.0)
+        # the new job last; an older one in its place among them
+        self.assertEqual(dict(st.sets), {"c": ["a", "b", "c"], "a": ["a", "b", "c"],
+                                         "b": ["a", "b", "c"]})
+        st.sets = []
+        m.end(30.0, "A")
+        self.assertEqual(dict(st.sets), {"b": ["b", "c"], "c": ["b", "c"]})
+
+
+class TestPolicyLid(unittest.TestCase):
+    def test_cons_tres_lid(self):
+        c = policy_conf("cons_tres-lid")
+        self.assertEqual((c["select"], c["topology"], c["qft_conf"], c["lid"]),
+                         ("select/cons_tres", "topology/tree", None, "pair"))
+        self.assertEqual(policy_lid("cons_tres-lid", 2), "pair")
+        with self.assertRaisesRegex(SimError, "needs a fabric with LMC > 0"):
+            policy_lid("cons_tres-lid", 0)
+
+    def test_defaults(self):
+        for name, at2 in (("rlft", "pair"), ("rlft-wait", "pair"), ("cons_tres", "none"),
+                          ("linear", "none"), ("block", "none"), ("cons_tres-qft", "none")):
+            self.assertEqual((policy_lid(name, 2), policy_lid(name, 0)), (at2, "none"), name)
+
+    def test_lidchoice_is_the_simulators(self):
+        c = policy_conf("rlft+LidChoice=dest")
+        self.assertEqual((c["lid"], c["qft_conf"]), ("dest", []))
+        self.assertIn("LidChoice=dest", c["label"])
+        c = policy_conf("rlft-wait+ShapeWait=25+LidChoice=job")
+        self.assertEqual((c["lid"], c["qft_conf"]), ("job", ["Shapes=products", "ShapeWait=25"]))
+        self.assertEqual(policy_lid("cons_tres+LidChoice=pair", 1), "pair")
+        self.assertEqual(policy_lid("rlft+LidChoice=off", 2), "none")
+        with self.assertRaisesRegex(SimError, "expected one of none, job, dest, pair"):
+            policy_conf("rlft+LidChoice=stripe")
+        with self.assertRaisesRegex(SimError, "no qft.conf"):
+            policy_conf("cons_tres+LidChoice=pair+ShapeWait=5")
+        with self.assertRaisesRegex(SimError, "needs a fabric with LMC > 0"):
+            policy_lid("rlft+LidChoice=pair", 0)
+
+
+class TestLidSpace(unittest.TestCase):
+    def test_counts_and_check(self):
+        self.assertEqual(tuple_counts("3;18,18,6;1,18,6;1,1,3"), (1944, 324))
+        self.assertEqual(tuple_counts("3;18,18,14;1,18,9;1,1,2"), (4536, 666))
+        check_lid_space(4536, 666, 3, "x", spare=1)    # 36954 LIDs
+        with self.assertRaisesRegex(SimError, "62564 LIDs, .* the largest LMC that fits is 4"):
+            check_lid_space(1944, 324, 5, "PGFT(3;18,18,6;1,18,6;1,1,3)", spare=1)
+
+    def test_unaligned_lids(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "f.json")
+            with open(path, "w") as f:
+                json.dump({"lmc": 0, "hosts": [{"name": "n1", "lid": 1, "index": 0},
+                                               {"name": "n2", "lid": 2, "index": 1}],
+                           "switches": [{}]}, f)
+            fab = Fabric(path)
+            fab.use_lmc(None)
+            self.assertEqual(fab.lmc, 0)
+            with self.assertRaisesRegex(SimError, "base LID of 1 host.s. .n1. is not a multiple "
+                                        "of 2\\^1 = 2"):
+                fab.use_lmc(1)
+
+
+def report_jobs(slow):
+    """Jobs of sizes 1, 4 and 40 on a 72-host tree (leaf 12, pod 72)."""
+    out = []
+    for i, (n, run, work) in enumerate([(1, 100.0, 100.0), (4, 100.0 * slow, 100.0),
+                                        (40, 3600.0 * slow, 3600.0)]):
+        out.append({"idx": i, "jobid": i + 1, "state": "COMPLETED", "nodelist": "n%d" % i,
+                    "nodes": n, "size": n, "submit": 0.0, "start": 60.0, "end": 60.0 + run,
+                    "wait": 60.0, "run_model": run, "work": work, "slowdown": run / work,
+                    "comm": 0.5, "h_mean": 1.0 + 2 * (slow - 1), "hsd_alone": 1.0,
+                    "hsd_alone_max": 1, "hsd_neigh": slow, "hsd_neigh_max": 2,
+                    "shared_links": 3, "hsd_alone_1lid": 1.5})
+    return out
+
+
+class TestReportUsers(unittest.TestCase):
+    def rep(self, jobs_by_policy):
+        pols = {n: summarise(j, 72, {"lid": "pair" if "lid" in n else "none", "lmc": 2,
+                                     "times": {}})
+                for n, j in jobs_by_policy.items()}
+        return {"fabric": {"describe": "PGFT(2;12,6;1,12;1,1), 72 hosts", "tuple": "2;12,6;1,12;1,1",
+                           "hosts": 72, "leaf": 12, "pod": 72, "block": 12, "lmc": 2},
+                "workload": {"kind": "mixed", "jobs": 3, "comm": {"spec": "comm", "mean_f": 0.5}},
+                "compress": 10.0, "policies_order": list(jobs_by_policy), "policies": pols}
+
+    def test_class_figures(self):
+        c = class_figures(report_jobs(1.5), size_classes(12, 72, 72))
+        self.assertEqual([x["label"] for x in c], ["1", "2-12", "13-72"])
+        self.assertEqual([x["jobs"] for x in c], [1, 1, 1])
+        self.assertAlmostEqual(c[2]["turnaround_mean"], 60.0 + 5400.0)
+        self.assertAlmostEqual(c[2]["slowdown_mean"], 1.5)
+        self.assertAlmostEqual(c[2]["node_hours_lost"], 40 * 1800.0 / 3600.0)
+        self.assertAlmostEqual(c[2]["node_hours_lost_share"], 1 / 3)
+        self.assertEqual(c[0]["node_hours_lost"], 0.0)
+
+    def test_text(self):
+        jobs = {"cons_tres": report_jobs(1.5), "cons_tres-lid": report_jobs(1.2)}
+        txt = report.report_text(self.rep(jobs), jobs)
+        self.assertIn("By job size (what users feel)", txt)
+        self.assertRegex(txt, r"\n13-72 +cons_tres-lid +1 +1h13m +1.200 +8.0 \(16.7%\)\n")
+        self.assertIn("LID choice at LMC 2", txt)
+        self.assertIn("cons_tres-lid pair (HSD alone 1.50 on one LID, 1.00 chosen)", txt)
+
+    @unittest.skipUnless(__import__("importlib").util.find_spec("matplotlib"),
+                         "no python3-matplotlib")
+    def test_users_png_is_wide(self):
+        jobs = {"rlft": report_jobs(1.1), "cons_tres": report_jobs(1.5),
+                "cons_tres-lid": report_jobs(1.2)}
+        with tempfile.TemporaryDirectory() as d:
+            report.plots(self.rep(jobs), jobs, d, "test")
+            for name in ("users.png", "hsd.png", "util.png", "slowdown.png"):
+                with open(os.path.join(d, name), "rb") as f:
+                    head = f.read(24)
+                self.assertEqual(head[:8], b"\x89PNG\r\n\x1a\n", name)
+                width = int.from_bytes(head[16:20], "big")
+                self.assertGreaterEqual(width, 1600, name)
 
 
 if __name__ == "__main__":

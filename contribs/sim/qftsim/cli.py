@@ -17,8 +17,9 @@ Policies (--policies, default all four):
   cons_tres    select/cons_tres + topology/tree (topology.conf from
                `qft topology-conf`)
   linear       select/linear + topology/tree (the same topology.conf)
-and, on request, rlft-reserve: select/rlft with Remainder=reserve, and
-rlft-product: select/rlft with Shapes=products (product shapes first), and
+and, on request, cons_tres-lid: cons_tres with the LID choice of the rlft
+policies (--lmc > 0, below), rlft-reserve: select/rlft with
+Remainder=reserve, and rlft-product: select/rlft with Shapes=products (product shapes first), and
 rlft-wait: the same with ShapeWait=100 (a job that would congest now waits
 for a congestion-free shape due within its time limit), and rlft-apart:
 rlft-wait with RoundUp=5 Remainder=reserve (a size with no product takes
@@ -78,6 +79,17 @@ measured to about C simulated seconds; all reported times are simulated
 (real x C). Slurm's time limits are whole minutes: each job gets
 ceil((1.5 * sleep + 10) / 60) minutes, so backfill plans with coarse limits.
 
+LID choice (--lmc N; docs/lid-choice.md): the fabric gets LMC N (qft gen
+--lmc N; a --fabric or --ibnetdiscover fabric must have base LIDs that are
+multiples of 2^N; default its own LMC), every host 2^N LIDs, and (hosts + 1)
+x 2^N + switches must fit the 49151 unicast LIDs. Each policy's jobs are
+then scored with its LID choice (qft score --lid): the rlft policies choose
+per pair (pair), cons_tres, linear, block and cons_tres-qft use one LID
+(none, as stock Slurm and MPI), cons_tres-lid chooses per pair;
+POLICY+LidChoice=none|job|dest|pair sets it (rlft+LidChoice=dest). The
+jobs of a lock-step set choose in the order they started, each beside
+those before it.
+
 Runtime model (--comm SPEC; qftsim/runtime.py): each job gets a
 communication share f (compute: f = 0.1; comm: 0.5; mixed: 30% at 0.5, the
 rest at 0.1; F: every job at F; S:F,S:F...: share S of the jobs at F,
@@ -91,7 +103,8 @@ OUT/POLICY/rates/NAME.rate as jobs start and end. Time limits are raised
 (scontrol) when a slowed job's projected run passes them, unless
 --kill-slowed.
 
-Report (OUT/report.txt, OUT/report.json, OUT/hsd.png, OUT/util.png): per
+Report (OUT/report.txt, OUT/report.json, OUT/users.png, OUT/hsd.png,
+OUT/util.png): per
 policy jobs, utilisation (node-seconds used / (N * makespan)), mean and 95th
 percentile wait, makespan (first submission to last end), share of jobs
 with HSD 1.0 alone, mean and max HSD alone and with neighbours (the
@@ -103,7 +116,9 @@ throughput (completed jobs per simulated hour of makespan), and with
 --comm the mean slowdown (run time / run time alone on a congestion-free
 fabric, from the job's own clock) and the share of node-hours lost to
 congestion (sum of nodes x (run - alone) / sum of nodes x run);
-OUT/slowdown.png plots the mean slowdown per job size class.
+OUT/slowdown.png plots the mean slowdown per job size class. By job size
+class, what users feel: mean turnaround and, with --comm, mean slowdown
+and node-hours lost to congestion (a table, and OUT/users.png).
 Placements are scored by `qft score --batch`, a few processes per policy.
 The plots need python3-matplotlib: contribs/scripts/deps.sh installs it
 (demo.sh and contribs/check.sh run it); without it qft-sim stops before
@@ -128,7 +143,8 @@ from .cluster import HARNESS
 from .common import REPO, SimError, fmt_dur, log, mean
 from .fabric import prepare_fabric
 from .metrics import RUN_KEYS, summarise
-from .replay import DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun, policy_conf
+from .replay import (DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun, policy_conf,
+                     policy_lid)
 from .runtime import comm_shares, parse_comm
 from .scoring import Scorer, score_policy
 
@@ -153,6 +169,10 @@ def parse_args(argv):
     g.add_argument("--fabric", metavar="FILE", help="a slurm-qft fabric JSON file")
     g.add_argument("--ibnetdiscover", metavar="FILE", help="ibnetdiscover output (qft import)")
     g.add_argument("--names", metavar="REGEX", help="host names from node descriptions (import)")
+    g.add_argument("--lmc", type=int, metavar="N",
+                   help="the fabric's LMC, 0..7: 2^N LIDs per host, and each policy's LID "
+                   "choice counted (generated fabrics: qft gen --lmc N; default the fabric's "
+                   "own, 0 for --pgft and --qft)")
     g = p.add_argument_group("workload (one of)")
     g.add_argument("--synthetic", metavar="KIND", help="one of: " + ", ".join(workload.KINDS))
     g.add_argument("--swf", metavar="FILE", help="Standard Workload Format trace")
@@ -185,7 +205,8 @@ def parse_args(argv):
     g.add_argument("--policies",
                    help="comma-separated, from %s (default %s; on 24.11 %s); "
                    "POLICY+KEY=VALUE[+KEY=VALUE] sets qft.conf lines of an rlft policy "
-                   "(rlft-wait+ShapeWait=25)" % (
+                   "(rlft-wait+ShapeWait=25), and +LidChoice=none|job|dest|pair the LID "
+                   "choice any policy is scored with at --lmc > 0" % (
                        ", ".join(POLICIES), DEFAULT_POLICIES, DEFAULT_POLICIES_2411))
     g.add_argument("--series", choices=SERIES,
                    default=os.environ.get("QFT_SLURM_SERIES") or "22.05",
@@ -311,6 +332,8 @@ def setup(a):
     os.environ["QFT_SLURM_SERIES"] = a.series
     if len(set(sim.policies)) != len(sim.policies):
         raise SimError("a policy is listed twice in --policies")
+    if a.lmc is not None and not 0 <= a.lmc <= 7:
+        raise SimError("--lmc takes 0..7, not %d" % a.lmc)
     if a.kill_ctld_at is not None and not 0 < a.kill_ctld_at < 1:
         raise SimError("--kill-ctld-at takes a fraction in (0, 1), not %g" % a.kill_ctld_at)
     return sim
@@ -320,6 +343,8 @@ def prepare_workload(sim):
     """Fabric and job stream, written to OUT and described on stderr."""
     a = sim.args
     sim.fabric = prepare_fabric(a, sim.out, sim.qft)
+    # every policy's LID choice at the fabric's LMC, before any cluster
+    sim.lids = {p: policy_lid(p, sim.fabric.lmc) for p in sim.policies}
     jobs, winfo = workload.build_workload(a, sim.fabric)
     sim.jobs = jobs
     if sim.comm_classes:
@@ -338,6 +363,9 @@ def prepare_workload(sim):
                 "%s %d" % (k, v) for k, v in winfo["counts"].items() if k != "lines"),
             winfo["procs_per_node"]))
     log("fabric %s" % sim.fabric.describe())
+    if sim.fabric.lmc:
+        log("LID choice at LMC %d: %s" % (sim.fabric.lmc, ", ".join(
+            "%s %s" % (p, sim.lids[p]) for p in sim.policies)))
     log("workload %s: %d jobs, sizes %d..%d (mean %.1f), run times %s..%s (mean %s), "
         "arrivals over %s, work/(hosts x (span + mean run)) %.2f" % (
             winfo.get("kind"), len(jobs), winfo["sizes"]["min"], winfo["sizes"]["max"],
@@ -365,7 +393,7 @@ def run_policy(sim, scorer, pol, number):
         pr.stop_cluster()
     jobs_out = pr.collect()
     t_sc = time.time()
-    score_policy(scorer, jobs_out, pol)
+    score_policy(scorer, jobs_out, pol, pr.lid)
     pr.times["scoring"] = round(time.time() - t_sc, 1)
     pr.times["total"] = round(time.time() - t_pol, 1)
     summary = summarise(jobs_out, sim.fabric.hosts, pr.run_info())
@@ -401,7 +429,8 @@ def main(argv):
     if any(policy_conf(p)["select"] == "select/rlft" for p in sim.policies):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,
-                    os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"))
+                    os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"),
+                    lmc=sim.fabric.lmc)
     sim.scorer = scorer
 
     def on_signal(signum, frame):

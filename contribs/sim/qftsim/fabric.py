@@ -4,11 +4,55 @@ with its named hosts (the Slurm nodes, in tree order), its tuple and its
 kind (a PGFT, or the QFT of a PGFT tuple: seed 002, docs/qft.md)."""
 
 import json
+import math
 import os
 import re
 import shutil
 
 from .common import SimError, run
+
+# Unicast LIDs 0x0001-0xBFFF: every host's 2^LMC LIDs and a LID per switch
+# must fit in them (lib/fabric's check_lid_space).
+UNICAST_LIDS = 49151
+
+
+def lid_space(hosts, switches, lmc):
+    """LIDs a fabric of `hosts` hosts and `switches` switches needs at LMC
+    `lmc`: 2^LMC per host and one per switch."""
+    return hosts * (1 << lmc) + switches
+
+
+def check_lid_space(hosts, switches, lmc, what, spare=0):
+    """SimError unless the LIDs fit, naming the largest LMC that does.
+    `spare`: host blocks the LID assignment leaves unused (qft gen: the
+    block of LID 0)."""
+    need = lid_space(hosts + spare, switches, lmc)
+    if need <= UNICAST_LIDS:
+        return
+    fits = [l for l in range(lmc) if lid_space(hosts + spare, switches, l) <= UNICAST_LIDS]
+    raise SimError("--lmc %d: %s needs (%d hosts%s) x %d LIDs + %d switch LIDs = %d LIDs, more "
+                   "than the %d unicast LIDs (0x0001-0xBFFF); %s" % (
+                       lmc, what, hosts, " + %d unused block of LID 0" % spare if spare else "",
+                       1 << lmc, switches, need, UNICAST_LIDS,
+                       "the largest LMC that fits is %d" % fits[-1] if fits else "no LMC fits"))
+
+
+def tuple_counts(tuple_):
+    """Hosts and switches of PGFT(h; m..; w..; p..) (the QFT of the tuple
+    has as many): prod m_i hosts, and at level l prod_{i>l} m_i x
+    prod_{i<=l} w_i switches."""
+    try:
+        parts = tuple_.split(";")
+        h = int(parts[0])
+        m = [int(x) for x in parts[1].split(",")]
+        w = [int(x) for x in parts[2].split(",")]
+    except (IndexError, ValueError):
+        return None
+    if len(m) != h or len(w) != h:
+        return None
+    hosts = math.prod(m)
+    switches = sum(math.prod(m[l:]) * math.prod(w[:l]) for l in range(1, h + 1))
+    return hosts, switches
 
 
 class Fabric:
@@ -27,6 +71,13 @@ class Fabric:
             data = json.load(f)
         hosts = sorted(data.get("hosts", []), key=lambda h: h.get("index", 0))
         self.names = [h["name"] for h in hosts if h.get("name")]
+        # LIDs: the file's LMC, every host's base LID, the switches'
+        # count; `lmc` is the LMC the run scores at (prepare_fabric)
+        self.file_lmc = int(data.get("lmc") or 0)
+        self.lmc = self.file_lmc
+        self.all_hosts = len(hosts)
+        self.switches = len(data.get("switches", []))
+        self.host_lids = {h.get("name") or h.get("guid"): h.get("lid") for h in hosts}
         if not self.names:
             raise SimError("%s: no host has a name" % path)
         self.tuple = data.get("tree") or ""
@@ -59,7 +110,27 @@ class Fabric:
 
     def describe(self):
         t = self.tree_name() or "fabric without a tree"
-        return "%s, %d hosts, leaf %d, block %d" % (t, self.hosts, self.leaf, self.block)
+        return "%s, %d hosts, leaf %d, block %d%s" % (
+            t, self.hosts, self.leaf, self.block, ", LMC %d" % self.lmc if self.lmc else "")
+
+    def use_lmc(self, lmc):
+        """Scores at LMC `lmc` (the file's when None): its LIDs must fit
+        the unicast space and every host's base LID be a multiple of
+        2^LMC (as `qft gen --lmc` and OpenSM's -l assign them), else
+        SimError."""
+        if lmc is None:
+            lmc = self.file_lmc
+        if lmc:
+            check_lid_space(self.all_hosts, self.switches, lmc, self.path)
+            bad = sorted(str(n) for n, lid in self.host_lids.items()
+                         if not isinstance(lid, int) or lid <= 0 or lid % (1 << lmc))
+            if bad:
+                raise SimError("--lmc %d: %s: the base LID of %d host(s) (%s%s) is not a "
+                               "multiple of 2^%d = %d: generate the fabric with --lmc (qft gen "
+                               "--lmc), or discover it under OpenSM -l %d" % (
+                                   lmc, self.path, len(bad), ", ".join(bad[:3]),
+                                   ", ..." if len(bad) > 3 else "", lmc, 1 << lmc, lmc))
+        self.lmc = lmc
 
 
 def prepare_fabric(args, out, qft):
@@ -76,7 +147,16 @@ def prepare_fabric(args, out, qft):
         m = re.match(r"^(?:QFT of )?(?:PGFT|QFT)?\((.*)\)$", tuple_)
         if m:
             tuple_ = m.group(1)
-        run([qft, "gen", kind, tuple_, "-o", path])
+        cmd = [qft, "gen", kind, tuple_, "-o", path]
+        if args.lmc:
+            counts = tuple_counts(tuple_)
+            if counts:
+                # qft gen gives hosts LIDs from 2^LMC up: the block of
+                # LID 0 stays unused, one host's worth
+                check_lid_space(counts[0], counts[1], args.lmc,
+                                "%s(%s)" % (kind.upper(), tuple_), spare=1)
+            cmd += ["--lmc", str(args.lmc)]
+        run(cmd)
     elif args.fabric:
         if os.path.abspath(args.fabric) != os.path.abspath(path):
             shutil.copyfile(args.fabric, path)
@@ -89,6 +169,7 @@ def prepare_fabric(args, out, qft):
         raise SimError("give a fabric: --pgft TUPLE, --qft TUPLE, --fabric FILE or "
                        "--ibnetdiscover FILE")
     fab = Fabric(path)
+    fab.use_lmc(args.lmc)
     with open(os.path.join(out, "nodes"), "w") as f:
         f.write("\n".join(fab.names) + "\n")
     run([qft, "topology-conf", "--fabric", path, "-o", os.path.join(out, "topology.conf")])

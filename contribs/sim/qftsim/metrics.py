@@ -11,7 +11,7 @@ from .common import mean, percentile
 # What summarise() copies from a run's record besides the jobs (kept in
 # jobs.json, so --report-only can rebuild the report).
 RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "sbatch_retries", "label",
-            "jobcomp_truncated", "model")
+            "jobcomp_truncated", "model", "lid", "lmc")
 
 # select/rlft's QFT_PLACEMENT_KIND -> the report's category: a best fit
 # and free hosts in tree order both mean no aligned block was free.
@@ -45,13 +45,18 @@ def _rlft_figures(jobs, scored):
     # budget): only the former must equal the score of every stage
     whole = [j for j in agree
              if j["rlft"].get("stages_played") == j["rlft"].get("stages_total")]
+
+    def one_lid(j):
+        # select/rlft predicts the placement on one LID: scored with a
+        # LID choice, the job's one-LID score is the one to compare
+        return j.get("hsd_alone_1lid", j["hsd_alone"])
     kinds = {}
     for j in agree:
         k = placement_kind(j["rlft"].get("kind"))
         e = kinds.setdefault(k, {"jobs": 0, "hsd1": 0, "hsd_sum": 0.0})
         e["jobs"] += 1
-        e["hsd1"] += j["hsd_alone"] <= 1.0 + 1e-9
-        e["hsd_sum"] += j["hsd_alone"]
+        e["hsd1"] += one_lid(j) <= 1.0 + 1e-9
+        e["hsd_sum"] += one_lid(j)
     for e in kinds.values():
         e["hsd_mean"] = e.pop("hsd_sum") / e["jobs"]
     return {
@@ -61,7 +66,7 @@ def _rlft_figures(jobs, scored):
         "by_cons_tres": sum(1 for r in rl if r.get("kind") == "cons_tres"),
         "place_us_mean": mean([r["place_us"] for r in rl]),
         "predicted_equals_scored": sum(
-            1 for j in whole if abs(j["rlft"]["predicted_avg"] - j["hsd_alone"]) < 0.0015),
+            1 for j in whole if abs(j["rlft"]["predicted_avg"] - one_lid(j)) < 0.0015),
         "compared": len(whole),
         "sampled": len(agree) - len(whole),
     }
@@ -101,6 +106,9 @@ def summarise(jobs, hosts, run):
         "hsd1_alone_share": _share(alone, lambda x: x <= 1.0 + 1e-9),
         "hsd1_neigh_share": _share(neigh, lambda x: x <= 1.0 + 1e-9),
         "hsd_alone_mean": mean(alone), "hsd_alone_max": max(alone) if alone else None,
+        # with a LID choice: the same jobs on one LID
+        "hsd_alone_1lid_mean": mean([j["hsd_alone_1lid"] for j in scored
+                                     if j.get("hsd_alone_1lid") is not None]),
         "hsd_alone_worst": max((j["hsd_alone_max"] for j in scored), default=None),
         "hsd_neigh_mean": mean(neigh), "hsd_neigh_max": max(neigh) if neigh else None,
         "hsd_neigh_worst": max((j["hsd_neigh_max"] for j in scored
@@ -158,6 +166,27 @@ def slowdown_by_class(jobs, classes):
         v = [j["slowdown"] for j in jobs if j.get("slowdown") is not None
              and lo <= j["nodes"] <= hi]
         out.append((label, mean(v), len(v)))
+    return out
+
+
+def class_figures(jobs, classes):
+    """What users feel, per size class (label, lo, hi): for the jobs that
+    ran, their count, mean turnaround (end - submit), and with the runtime
+    model the mean slowdown, the node-hours lost to congestion (nodes x
+    (run - run alone)) and their share of the class's node-hours. A dict
+    per class; None where a class has no such job."""
+    out = []
+    for label, lo, hi in classes:
+        ran = [j for j in jobs if j.get("start") is not None and j.get("end") is not None
+               and j.get("nodelist") and lo <= j.get("nodes", 0) <= hi]
+        turn = [j["end"] - j["submit"] for j in ran if j.get("submit") is not None]
+        model = [j for j in ran if j.get("run_model") is not None and j.get("work")]
+        used = sum(j["nodes"] * j["run_model"] for j in model)
+        lost = sum(j["nodes"] * max(0.0, j["run_model"] - j["work"]) for j in model)
+        out.append({"label": label, "jobs": len(ran), "turnaround_mean": mean(turn),
+                    "slowdown_mean": mean([j["slowdown"] for j in model]),
+                    "node_hours_lost": lost / 3600.0 if model else None,
+                    "node_hours_lost_share": lost / used if used else None})
     return out
 
 

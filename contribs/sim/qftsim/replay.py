@@ -46,6 +46,11 @@ POLICIES = {
                      "label": "select/rlft (Remainder=reserve) + topology/qft"},
     "cons_tres": {"select": "select/cons_tres", "topology": "topology/tree",
                   "qft_conf": None, "label": "select/cons_tres + topology/tree"},
+    # stock placement, with the LID choice (pair) the rlft policies get:
+    # what paths add without our placement (needs --lmc > 0)
+    "cons_tres-lid": {"select": "select/cons_tres", "topology": "topology/tree",
+                      "qft_conf": None, "lid": "pair", "lid_needs_lmc": True,
+                      "label": "select/cons_tres + topology/tree, LID choice"},
     "linear": {"select": "select/linear", "topology": "topology/tree",
                "qft_conf": None, "label": "select/linear + topology/tree"},
     # Slurm 24.11 only: stock cons_tres asks the topology plugin to choose
@@ -62,35 +67,75 @@ POLICIES = {
 DEFAULT_POLICIES = "rlft,rlft-nocong,cons_tres,linear"
 DEFAULT_POLICIES_2411 = "rlft,cons_tres-qft,cons_tres,block"
 
+# The LID choice a policy's jobs are scored with when the fabric has LMC
+# > 0 (`qft score --lid`): select/rlft's policies choose per pair (what
+# qft.conf(5) LidChoice= exports through the verbs interposer), the stock
+# ones use one LID (stock Slurm and MPI), unless POLICY+LidChoice=MODE.
+LID_MODES = ("none", "job", "dest", "pair")
+
+
+def default_lid(conf):
+    if "lid" in conf:
+        return conf["lid"]
+    return "pair" if conf["select"] == "select/rlft" else "none"
+
 
 def policy_conf(name):
     """The policy `name`: one of POLICIES, or POLICY+KEY=VALUE[+KEY=VALUE...],
     that policy with qft.conf lines set (a KEY it has is replaced), for a
-    sweep such as rlft-wait+ShapeWait=25."""
+    sweep such as rlft-wait+ShapeWait=25. +LidChoice=MODE (none, job, dest
+    or pair; any policy) sets the LID choice its jobs are scored with
+    instead (conf["lid"]): it is the simulator's, not a qft.conf line."""
     base, *lines = name.split("+")
     if base not in POLICIES:
         raise SimError("unknown policy %s (one of %s, optionally +KEY=VALUE)" % (
             base, ", ".join(POLICIES)))
-    conf = POLICIES[base]
+    conf = dict(POLICIES[base], lid=default_lid(POLICIES[base]))
     if not lines:
         return conf
-    if conf["qft_conf"] is None:
-        raise SimError("policy %s: %s has no qft.conf to set %s in" % (name, base, lines[0]))
-    qft_conf = list(conf["qft_conf"])
+    qft_conf = None if conf["qft_conf"] is None else list(conf["qft_conf"])
+    conf_lines, lid = [], None
     for line in lines:
         key, eq, value = line.partition("=")
         if not key or not eq or not value or not key.isalnum():
             raise SimError("policy %s: expected +KEY=VALUE (a qft.conf line), got +%s" % (
                 name, line))
+        if key.lower() == "lidchoice":
+            lid = "none" if value.lower() in ("none", "off") else value.lower()
+            if lid not in LID_MODES:
+                raise SimError("policy %s: LidChoice=%s, expected one of %s (stripe is not "
+                               "scored beside other jobs)" % (name, value, ", ".join(LID_MODES)))
+            continue
+        if qft_conf is None:
+            raise SimError("policy %s: %s has no qft.conf to set %s in" % (name, base, line))
         qft_conf = [l for l in qft_conf if l.partition("=")[0].lower() != key.lower()]
         qft_conf.append(line)
-    # the label lists the qft.conf lines in brackets: the swept ones there
-    was = "(%s)" % " ".join(conf["qft_conf"])
-    if conf["qft_conf"] and was in conf["label"]:
-        label = conf["label"].replace(was, "(%s)" % " ".join(qft_conf))
-    else:
-        label = "%s, %s" % (conf["label"], " ".join(lines))
+        conf_lines.append(line)
+    label = conf["label"]
+    if conf_lines:
+        # the label lists the qft.conf lines in brackets: the swept ones there
+        was = "(%s)" % " ".join(conf["qft_conf"])
+        if conf["qft_conf"] and was in label:
+            label = label.replace(was, "(%s)" % " ".join(qft_conf))
+        else:
+            label = "%s, %s" % (label, " ".join(conf_lines))
+    if lid is not None:
+        label += ", LidChoice=%s" % lid
+        conf.update(lid=lid, lid_set=True)
     return dict(conf, qft_conf=qft_conf, label=label)
+
+
+def policy_lid(name, lmc):
+    """The LID choice policy `name` is scored with on a fabric of LMC
+    `lmc`: none (one LID) at LMC 0; SimError for a policy that asks for a
+    choice there (cons_tres-lid, +LidChoice=)."""
+    conf = policy_conf(name)
+    if lmc:
+        return conf["lid"]
+    if conf["lid"] != "none" and (conf.get("lid_set") or conf.get("lid_needs_lmc")):
+        raise SimError("policy %s: a LID choice (%s) needs a fabric with LMC > 0: give --lmc N"
+                       % (name, conf["lid"]))
+    return "none"
 
 
 def node_range(size, pct):
@@ -119,6 +164,7 @@ class PolicyRun:
         self.policy = policy
         self.number = number
         self.conf = policy_conf(policy)
+        self.lid = policy_lid(policy, sim.fabric.lmc)
         self.rlft = self.conf["select"] == "select/rlft"
         self.dir = os.path.join(sim.out, policy)
         self.env_dir = os.path.join(self.dir, "jobenv")
@@ -416,7 +462,7 @@ class PolicyRun:
         jobs = {self.job_name(j): (sim.comm[j.idx], self.work(j)) for j in sim.jobs}
         self.live = LiveRates(self.rates_dir, sim.scorer, jobs, self.limits,
                               self.extend_limit, tick=sim.args.rate_tick,
-                              kill_slowed=sim.args.kill_slowed)
+                              kill_slowed=sim.args.kill_slowed, lid=self.lid)
         self.live.start()
 
     def stop_model(self):
@@ -593,6 +639,7 @@ class PolicyRun:
         return {"times": self.times, "kill": self.kill, "timed_out": self.timed_out,
                 "duplicate_records": self.duplicates, "sbatch_retries": self.sbatch_retries,
                 "jobcomp_truncated": self.truncated, "label": self.conf["label"],
+                "lid": self.lid, "lmc": self.sim.fabric.lmc,
                 "model": None if self.live is None else {
                     "rounds": self.live.rounds, "score_secs": round(self.live.score_secs, 1),
                     "limits_raised": self.live.extended}}

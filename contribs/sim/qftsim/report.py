@@ -1,22 +1,42 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """The report of a run: OUT/report.txt (also on stdout), OUT/report.json,
-and the plots OUT/hsd.png, OUT/util.png and, with the runtime model,
-OUT/slowdown.png (matplotlib)."""
+and the plots OUT/users.png (what users feel per job size: turnaround and,
+with the runtime model, slowdown and node-hours lost to congestion),
+OUT/hsd.png, OUT/util.png and, with the runtime model, OUT/slowdown.png
+(matplotlib). The plots are drawn to be read as they open: 1600 pixels
+wide or more, no text under 11 points."""
 
 import json
 import os
 import sys
 
 from .common import fmt_dur, log, require
-from .metrics import size_classes, slowdown_by_class, timeline
+from .metrics import class_figures, size_classes, slowdown_by_class, timeline
 
 HSD_BINS = [(1.0, 1.0 + 1e-9, "1.0"), (1.0 + 1e-9, 1.25, "(1,1.25]"), (1.25, 1.5, "(1.25,1.5]"),
             (1.5, 2.0, "(1.5,2]"), (2.0, 3.0, "(2,3]"), (3.0, 1e9, ">3")]
 COLOURS = {"rlft": "#1b9e77", "rlft-nocong": "#66a61e", "rlft-reserve": "#e6ab02",
            "rlft-product": "#e7298a", "rlft-wait": "#a6761d", "rlft-apart": "#666666",
-           "cons_tres": "#d95f02", "linear": "#7570b3"}
+           "cons_tres": "#d95f02", "linear": "#7570b3", "cons_tres-lid": "#1f78b4",
+           "cons_tres-qft": "#b15928", "block": "#6a3d9a"}
+# for the names COLOURS lacks (sweeps such as rlft+LidChoice=dest)
+SPARE_COLOURS = ["#e31a1c", "#33a02c", "#fb9a99", "#a6cee3", "#cab2d6", "#fdbf6f", "#b2df8a"]
+# sizes of the plots (inches at DPI) and of their text (points)
+DPI = 100
+WIDTH = 16.0
+FONT = {"tick": 12, "label": 13, "title": 14, "legend": 12, "suptitle": 14}
 COLUMNS = "%-13s %5s %11s %6s %9s %9s %9s %7s %13s %13s %11s"
 TIME_COLUMNS = "%-13s %10s %10s %8s %20s %7s %11s"
+
+
+def colours(names):
+    """A colour per policy name: COLOURS', else a spare one no other name
+    of the run has."""
+    spare = [c for c in SPARE_COLOURS if c not in [COLOURS.get(n) for n in names]]
+    out = {}
+    for n in names:
+        out[n] = COLOURS.get(n) or (spare.pop(0) if spare else None)
+    return out
 
 
 def need_plots(args):
@@ -110,6 +130,55 @@ def _model_notes(rep, jobs_by_policy):
     return lines
 
 
+def _lid_notes(rep):
+    """The LID choice each policy was scored with, and what it did to
+    the jobs alone (their one-LID HSD beside the chosen one)."""
+    pol = rep["policies"]
+    if not any(pol[n].get("lmc") for n in rep["policies_order"]):
+        return []
+    parts = []
+    for n in rep["policies_order"]:
+        s = pol[n]
+        part = "%s %s" % (n, s.get("lid") or "none")
+        if s.get("hsd_alone_1lid_mean") is not None and s.get("hsd_alone_mean") is not None:
+            part += " (HSD alone %.2f on one LID, %.2f chosen)" % (
+                s["hsd_alone_1lid_mean"], s["hsd_alone_mean"])
+        parts.append(part)
+    lmc = max(pol[n].get("lmc") or 0 for n in rep["policies_order"])
+    return ["LID choice at LMC %d (HSD figures with the offsets chosen; a set's jobs choose in "
+            "the order they started): %s" % (lmc, "; ".join(parts))]
+
+
+def _class_table(rep, jobs_by_policy):
+    """What users feel per job size class: jobs, mean turnaround, mean
+    slowdown and node-hours lost to congestion (the runtime model's)."""
+    if not jobs_by_policy:
+        return []
+    f = rep["fabric"]
+    classes = size_classes(f["leaf"], f.get("pod") or f["hosts"], f["hosts"])
+    wide = max([13] + [len(n) for n in rep["policies_order"]])
+    fmt = "%-9s %-" + str(wide) + "s %5s %11s %9s %19s"
+    hdr = fmt % ("nodes", "policy", "jobs", "turnaround", "slowdown", "node-hours lost")
+    lines = ["By job size (what users feel): mean turnaround; with the runtime model mean "
+             "slowdown and node-hours lost to congestion (share of the class's node-hours)",
+             hdr, "-" * len(hdr)]
+    by = {n: class_figures(jobs_by_policy[n], classes) for n in rep["policies_order"]
+          if n in jobs_by_policy}
+    for i, (label, _, _) in enumerate(classes):
+        for n in rep["policies_order"]:
+            if n not in by:
+                continue
+            c = by[n][i]
+            lost = "-"
+            if c["node_hours_lost"] is not None:
+                lost = "%.*f (%s)" % (1 if c["node_hours_lost"] < 10 else 0, c["node_hours_lost"],
+                                      _pct(c["node_hours_lost_share"]))
+            lines.append(fmt % (label, n, c["jobs"], fmt_dur(c["turnaround_mean"]),
+                                "-" if c["slowdown_mean"] is None else "%.3f" % c["slowdown_mean"],
+                                lost))
+    return lines
+
+
 def _hsd_notes(rep):
     order, pol = rep["policies_order"], rep["policies"]
     lines = ["HSD: Shift, tree rank order, average over stages of the busiest link "
@@ -175,7 +244,11 @@ def report_text(rep, jobs_by_policy=None):
     notes = _model_notes(rep, jobs_by_policy or {})
     if notes:
         lines += [""] + notes
+    table = _class_table(rep, jobs_by_policy or {})
+    if table:
+        lines += [""] + table
     lines.append("")
+    lines += _lid_notes(rep)
     lines += _hsd_notes(rep)
     lines.append("")
     lines += [_accounting(n, rep["policies"][n]) for n in rep["policies_order"]]
@@ -194,9 +267,9 @@ def hsd_hist(values):
 
 
 def save_small_png(fig, path):
-    """PNG at 80 dpi, quantised to a palette when Pillow is there (the plots
+    """PNG at DPI, quantised to a palette when Pillow is there (the plots
     are committed: small files)."""
-    fig.savefig(path, dpi=80)
+    fig.savefig(path, dpi=DPI)
     try:
         from PIL import Image
         im = Image.open(path)
@@ -205,45 +278,110 @@ def save_small_png(fig, path):
         pass
 
 
+def _bars(ax, names, col, values, nclasses):
+    """Grouped bars: one group per class, one bar per policy; `values`
+    maps a policy to its figure per class (None: no bar)."""
+    width = 0.8 / max(1, len(names))
+    for i, n in enumerate(names):
+        xs = [b + (i - (len(names) - 1) / 2.0) * width for b in range(nclasses)]
+        ys = values[n]
+        ax.bar([x for x, y in zip(xs, ys) if y is not None], [y for y in ys if y is not None],
+               width, label=n, color=col[n])
+
+
+def _style(ax, title, xlabel, ylabel):
+    ax.set_title(title, fontsize=FONT["title"])
+    ax.set_xlabel(xlabel, fontsize=FONT["label"])
+    ax.set_ylabel(ylabel, fontsize=FONT["label"])
+    ax.tick_params(labelsize=FONT["tick"])
+    ax.grid(axis="y", alpha=0.3)
+
+
+def users_plot(plt, rep, jobs_by_policy, out, title):
+    """OUT/users.png: per job size class and policy, the mean turnaround
+    and, with the runtime model, the mean slowdown and the node-hours
+    lost to congestion."""
+    names = [n for n in rep["policies_order"] if n in jobs_by_policy]
+    col = colours(names)
+    f = rep["fabric"]
+    classes = size_classes(f["leaf"], f.get("pod") or f["hosts"], f["hosts"])
+    by = {n: class_figures(jobs_by_policy[n], classes) for n in names}
+    model = bool(rep["workload"].get("comm"))
+    panels = [("mean turnaround (submit to end)", "hours", "turnaround_mean", 1 / 3600.0)]
+    if model:
+        panels += [("mean slowdown", "run / run alone, congestion-free", "slowdown_mean", 1.0),
+                   ("node-hours lost to congestion", "node-hours (nodes x (run - run alone))",
+                    "node_hours_lost", 1.0)]
+    fig, axes = plt.subplots(1, len(panels), figsize=(max(WIDTH, 6.2 * len(panels)), 6.0),
+                             squeeze=False)
+    labels = ["%s node%s" % (c[0], "" if c[0] == "1" else "s") for c in classes]
+    for ax, (what, unit, key, scale) in zip(axes[0], panels):
+        vals = {n: [None if c[key] is None else c[key] * scale for c in by[n]] for n in names}
+        _bars(ax, names, col, vals, len(classes))
+        if key == "slowdown_mean":
+            lo = min([v for n in names for v in vals[n] if v is not None] or [1.0])
+            ax.set_ylim(min(1.0, lo) - 0.005, None)
+        ax.set_xticks(range(len(classes)))
+        ax.set_xticklabels(labels, fontsize=FONT["tick"])
+        _style(ax, what, "job size", unit)
+    # the legend names each policy's whole-run figures
+    handles, _ = axes[0][0].get_legend_handles_labels()
+    legend = []
+    for n in names:
+        s = rep["policies"][n]
+        text = "%s: turnaround %s" % (n, fmt_dur(s.get("turnaround_mean")))
+        if model and s.get("slowdown_mean") is not None:
+            text += ", slowdown %.3f, node-hours lost %s" % (
+                s["slowdown_mean"], _pct(s.get("node_hours_lost_share")))
+        if s.get("lmc"):
+            text += ", LID choice %s" % (s.get("lid") or "none")
+        legend.append(text)
+    fig.legend(handles, legend, loc="lower center", ncol=min(2, len(names)),
+               fontsize=FONT["legend"], frameon=False)
+    fig.suptitle("What users feel, by job size; " + title, fontsize=FONT["suptitle"])
+    fig.tight_layout(rect=(0, 0.06 + 0.045 * ((len(names) + 1) // 2), 1, 1))
+    save_small_png(fig, os.path.join(out, "users.png"))
+    plt.close(fig)
+
+
 def plots(rep, jobs_by_policy, out, title):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     names = rep["policies_order"]
-    fig, axes = plt.subplots(1, 2, figsize=(8.0, 2.9), sharey=True)
+    col = colours(names)
+    users_plot(plt, rep, jobs_by_policy, out, title)
+
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 6.0), sharey=True)
     width = 0.8 / max(1, len(names))
     for ax, key, lab in ((axes[0], "hsd_alone", "alone"), (axes[1], "hsd_neigh", "with neighbours")):
         for i, n in enumerate(names):
             vals = [j[key] for j in jobs_by_policy[n] if j.get(key) is not None]
             h = hsd_hist(vals)
             xs = [b + (i - (len(names) - 1) / 2.0) * width for b in range(len(HSD_BINS))]
-            ax.bar(xs, h, width, label=n, color=COLOURS.get(n))
+            ax.bar(xs, h, width, label=n, color=col[n])
         ax.set_xticks(range(len(HSD_BINS)))
-        ax.set_xticklabels([b[2] for b in HSD_BINS], fontsize=7)
-        ax.set_title("Shift HSD, %s" % lab, fontsize=9)
-        ax.set_xlabel("average hot-spot degree", fontsize=8)
-        ax.tick_params(labelsize=7)
-    axes[0].set_ylabel("share of jobs", fontsize=8)
-    axes[0].legend(fontsize=7)
-    fig.suptitle(title, fontsize=8)
+        ax.set_xticklabels([b[2] for b in HSD_BINS], fontsize=FONT["tick"])
+        _style(ax, "Shift HSD, %s" % lab, "average hot-spot degree", "")
+    axes[0].set_ylabel("share of jobs", fontsize=FONT["label"])
+    axes[0].legend(fontsize=FONT["legend"])
+    fig.suptitle(title, fontsize=FONT["suptitle"])
     fig.tight_layout()
     save_small_png(fig, os.path.join(out, "hsd.png"))
     plt.close(fig)
 
-    fig, ax = plt.subplots(figsize=(8.0, 3.0))
+    fig, ax = plt.subplots(figsize=(WIDTH, 6.0))
     for n in names:
         xs, ys = timeline(jobs_by_policy[n], rep["fabric"]["hosts"])
         if xs:
             ax.plot(xs, [100 * y for y in ys], label="%s (%.0f%%)" % (
-                n, 100 * (rep["policies"][n]["utilisation"] or 0)), color=COLOURS.get(n),
-                linewidth=0.8)
-    ax.set_xlabel("simulated time (h)", fontsize=8)
-    ax.set_ylabel("busy nodes (%)", fontsize=8)
+                n, 100 * (rep["policies"][n]["utilisation"] or 0)), color=col[n],
+                linewidth=1.5)
+    _style(ax, "busy nodes (mean over 1/120 of the makespan); " + title,
+           "simulated time (h)", "busy nodes (%)")
     ax.set_ylim(0, 105)
-    ax.tick_params(labelsize=7)
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=len(names),
-              frameon=False)
-    ax.set_title("busy nodes (mean over 1/120 of the makespan); " + title, fontsize=8)
+    ax.legend(fontsize=FONT["legend"], loc="upper center", bbox_to_anchor=(0.5, -0.12),
+              ncol=len(names), frameon=False)
     fig.tight_layout()
     save_small_png(fig, os.path.join(out, "util.png"))
     plt.close(fig)
@@ -254,24 +392,23 @@ def plots(rep, jobs_by_policy, out, title):
 def slowdown_plot(plt, rep, jobs_by_policy, out, title):
     """OUT/slowdown.png: mean slowdown per job size class and policy."""
     names = rep["policies_order"]
+    col = colours(names)
     f = rep["fabric"]
     classes = size_classes(f["leaf"], f.get("pod") or f["hosts"], f["hosts"])
-    fig, ax = plt.subplots(figsize=(8.0, 2.9))
+    fig, ax = plt.subplots(figsize=(WIDTH, 6.0))
     width = 0.8 / max(1, len(names))
     for i, n in enumerate(names):
         by = slowdown_by_class(jobs_by_policy[n], classes)
         xs = [b + (i - (len(names) - 1) / 2.0) * width for b in range(len(classes))]
         ax.bar(xs, [(m or 1.0) - 1.0 for _, m, _ in by], width, bottom=1.0,
                label="%s (%.3f)" % (n, rep["policies"][n].get("slowdown_mean") or 1.0),
-               color=COLOURS.get(n))
+               color=col[n])
     ax.set_xticks(range(len(classes)))
     ax.set_xticklabels(["%s node%s" % (c[0], "" if c[0] == "1" else "s") for c in classes],
-                       fontsize=7)
-    ax.set_ylabel("mean slowdown", fontsize=8)
-    ax.tick_params(labelsize=7)
-    ax.legend(fontsize=7)
-    ax.set_title("mean slowdown per job size (run / run alone, congestion-free), --comm %s\n%s"
-                 % (rep["workload"]["comm"]["spec"], title), fontsize=8)
+                       fontsize=FONT["tick"])
+    _style(ax, "mean slowdown per job size (run / run alone, congestion-free), --comm %s\n%s"
+           % (rep["workload"]["comm"]["spec"], title), "job size", "mean slowdown")
+    ax.legend(fontsize=FONT["legend"])
     fig.tight_layout()
     save_small_png(fig, os.path.join(out, "slowdown.png"))
     plt.close(fig)
@@ -282,6 +419,7 @@ def make_report(sim, winfo, results):
                        "kind": sim.fabric.kind,
                        "hosts": sim.fabric.hosts, "block": sim.fabric.block,
                        "leaf": sim.fabric.leaf, "pod": sim.fabric.pod,
+                       "lmc": sim.fabric.lmc,
                        "describe": sim.fabric.describe()},
             "workload": winfo, "compress": sim.compress, "pattern": sim.args.pattern,
             "kill_ctld_at": sim.args.kill_ctld_at,
@@ -308,8 +446,8 @@ def write_report(sim, rep, jobs_by_policy, plots_ok):
         plots(rep, jobs_by_policy, sim.out, title)
     sys.stdout.write(txt)
     sys.stdout.write("files: %s/report.txt report.json%s, per policy */jobs.json\n" % (
-        sim.out, (" hsd.png util.png" + (" slowdown.png" if rep["workload"].get("comm") else ""))
-        if plots_ok else ""))
+        sim.out, (" users.png hsd.png util.png" + (
+            " slowdown.png" if rep["workload"].get("comm") else "")) if plots_ok else ""))
     bad = [p for p in rep["policies_order"] if not rep["policies"][p]["no_job_lost"]]
     if bad:
         log("JOBS LOST in %s: submitted != completed + failed + cancelled" % ", ".join(bad))

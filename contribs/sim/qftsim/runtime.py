@@ -25,6 +25,15 @@ H from the routing core (`qft score --per-job`): for job j,
 Exact: only jobs that share a link with j put load on j's links, so the
 other running jobs cannot change H_j.
 
+With a LID choice (the policy's `lid`, job, dest or pair on a fabric of
+LMC > 0; qft score --lid), H_j is computed with the offsets: the set
+{j} + S_j is listed in the order its jobs started (a new job last), and
+`qft score` has each choose beside those before it. The neighbours'
+offsets are thereby chosen again in each set, in the order of their start
+times, rather than kept from their own start (an approximation: a real
+job's table does not change while it runs). Sharing is decided by the
+pair, the older job first, with the same choice.
+
 Incremental: a start of job k scores k against each running multi-node
 job (pairs, cached), and recomputes H of k and of the jobs sharing links
 with k; an end of k recomputes H of the jobs that shared links with k.
@@ -174,7 +183,13 @@ class RuntimeModel:
             if j.nodes <= 1:
                 h = 1.0
             else:
-                h = self.scorer.hsd(j.hosts, sorted(self.running[k].hosts for k in j.sharers))
+                # the lock-step set in the order its jobs started: the
+                # sharers that started before j, then j, then the others
+                order = sorted((self.running[k] for k in j.sharers),
+                               key=lambda o: (o.start, str(o.key)))
+                before = [o.hosts for o in order if (o.start, str(o.key)) < (j.start, str(j.key))]
+                after = [o.hosts for o in order if (o.start, str(o.key)) > (j.start, str(j.key))]
+                h = self.scorer.hsd(j.hosts, before, after)
             j.set_rate(t, h)
 
     def start(self, t, key, hosts, nodes, f, work):
@@ -186,7 +201,9 @@ class RuntimeModel:
         touched = [job]
         if nodes > 1:
             for other in self.multi():
-                if self.scorer.shares(hosts, other.hosts):
+                # the older job first: with a LID choice the new one
+                # chooses beside it
+                if self.scorer.shares(other.hosts, hosts):
                     job.sharers.add(other.key)
                     other.sharers.add(key)
                     touched.append(other)
@@ -238,28 +255,35 @@ def replay(schedule, scorer):
 class CacheScorer:
     """shares() and hsd() from a qftsim.scoring.Scorer's cache, scored
     ahead in batches (prefetch_pairs, prefetch_sets): the live model calls
-    `qft score` at most twice per round of events."""
+    `qft score` at most twice per round of events. `lid`: the policy's
+    LID choice (none: one LID)."""
 
-    def __init__(self, scorer):
+    def __init__(self, scorer, lid="none"):
         self.scorer = scorer
+        self.lid = lid
 
     def shares(self, a, b):
-        s = self.scorer.set_score([a, b])
+        """Whether jobs a (started first) and b cross a common link."""
+        s = self.scorer.set_score([a, b], self.lid)
         return bool(s and s[2])
 
-    def hsd(self, hosts, neighbours):
-        group = [hosts] + list(neighbours)
-        s = self.scorer.set_score(group)
+    def hsd(self, hosts, before, after=()):
+        """H of the job on `hosts` in lock-step with the jobs that started
+        before it and after it (host lists, in the order they started)."""
+        group = list(before) + [hosts] + list(after)
+        s = self.scorer.set_score(group, self.lid)
+        n = len(group) - 1
         if s is None or s[0] is None:
-            raise SimError("no score for %s beside %d jobs" % (hosts, len(neighbours)))
+            raise SimError("no score for %s beside %d jobs" % (hosts, n))
         if len(group) == 1:
             return float(s[0])
         if len(s) < 4 or not s[3]:
-            raise SimError("no per-job score for %s beside %d jobs" % (hosts, len(neighbours)))
-        return float(s[3][sorted(group).index(hosts)])
+            raise SimError("no per-job score for %s beside %d jobs" % (hosts, n))
+        order = sorted(group) if self.lid == "none" else group
+        return float(s[3][order.index(hosts)])
 
     def prefetch(self, alone, sets):
-        self.scorer.score_all(alone, sets, save=False)
+        self.scorer.score_all(alone, sets, save=False, lid=self.lid)
 
 
 class Recorder:
@@ -274,9 +298,9 @@ class Recorder:
     def shares(self, a, b):
         return self.cache.shares(a, b)
 
-    def hsd(self, hosts, neighbours):
-        if neighbours:
-            self.sets.append([hosts] + list(neighbours))
+    def hsd(self, hosts, before, after=()):
+        if before or after:
+            self.sets.append(list(before) + [hosts] + list(after))
         else:
             self.alone.append(hosts)
         return 1.0
@@ -304,10 +328,10 @@ class LiveRates(threading.Thread):
     passes its time limit (not with kill_slowed)."""
 
     def __init__(self, directory, scorer, jobs, limits, extend, tick=0.2,
-                 kill_slowed=False):
+                 kill_slowed=False, lid="none"):
         super().__init__(daemon=True)
         self.dir = directory
-        self.cache = CacheScorer(scorer)
+        self.cache = CacheScorer(scorer, lid)
         self.model = RuntimeModel(self.cache)
         self.jobs = jobs
         self.limits = limits           # name -> time limit, real seconds
@@ -401,7 +425,8 @@ class LiveRates(threading.Thread):
             if kind == 1:
                 running.pop(name, None)
             elif nodes > 1:
-                pairs += [[hosts, b] for b in running.values()]
+                # the older job first, as RuntimeModel.start asks
+                pairs += [[b, hosts] for b in running.values()]
                 running[name] = hosts
         if pairs:
             self.cache.prefetch([], pairs)
