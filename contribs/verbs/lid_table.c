@@ -17,7 +17,7 @@
 
 #include "contribs/verbs/lid_table.h"
 
-const char *const lid_choice_names[] = {"pair", "dest", "job"};
+const char *const lid_choice_names[] = {"pair", "dest", "job", "base"};
 
 struct reader {
 	FILE *f;
@@ -152,13 +152,25 @@ static int parse_choice(struct reader *r, struct lid_table *t)
 }
 
 /* qft-lid 1, lmc L, choice C, hosts N; N at most the hosts 2^L LIDs each
- * leave room for among the unicast LIDs. */
+ * leave room for among the unicast LIDs. Or qft-lid 1, choice base: a
+ * decision to use base LIDs (t->n 0). */
 static int parse_header(struct reader *r, struct lid_table *t)
 {
 	unsigned long v;
+	char *line, *tok[2];
+	int n;
 
-	if (parse_keyed(r, "qft-lid", 1, 1, &v) || parse_keyed(r, "lmc", 0, LID_LMC_MAX, &v))
+	if (parse_keyed(r, "qft-lid", 1, 1, &v))
 		return -1;
+	line = next_line(r);
+	n = line ? split(line, tok, 2) : 0;
+	if (n == 2 && !strcmp(tok[0], "choice") && !strcmp(tok[1], "base")) {
+		t->choice = LID_CHOICE_BASE;
+		t->n = 0;
+		return 0;
+	}
+	if (n != 2 || strcmp(tok[0], "lmc") || !parse_uint(tok[1], LID_LMC_MAX, &v))
+		return refuse(r, "\"lmc N\" with N 0..%u, or \"choice base\"", LID_LMC_MAX);
 	t->lmc = (unsigned)v;
 	t->lmc_line = r->line;
 	if (parse_choice(r, t) || parse_keyed(r, "hosts", 1, (LID_UNICAST_END >> t->lmc) - 1, &v))
@@ -285,7 +297,7 @@ int lid_table_read(FILE *f, const char *path, struct lid_table *t, char *why, si
 	int rc;
 
 	rc = parse_header(&r, t);
-	if (!rc)
+	if (!rc && t->choice != LID_CHOICE_BASE)
 		rc = parse_hosts(&r, t);
 	if (!rc && t->choice == LID_CHOICE_PAIR)
 		rc = parse_pairs(&r, t);

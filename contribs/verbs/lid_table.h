@@ -22,7 +22,14 @@
 #define LID_UNICAST_END 0xc000u
 #define LID_LMC_MAX 7u
 
-enum lid_choice { LID_CHOICE_PAIR, LID_CHOICE_DEST, LID_CHOICE_JOB };
+/* LID_CHOICE_BASE: no table, the job's decision to run on base LIDs on
+ * every node ("choice base", docs/lid-table.md "Base LIDs"): no host, no
+ * lmc. */
+enum lid_choice { LID_CHOICE_PAIR, LID_CHOICE_DEST, LID_CHOICE_JOB, LID_CHOICE_BASE };
+
+/* The whole file of a base-LID decision: REASON (one line, no newline) in a
+ * comment; "%s" takes it. */
+#define LID_BASE_FMT "qft-lid 1\nchoice base\n# %s\nend\n"
 
 /* The table as the file says it. The line numbers are for messages that
  * name what a live port contradicts. */

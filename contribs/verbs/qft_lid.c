@@ -234,6 +234,15 @@ static void load_table(void)
 	if (want && *want && strcmp(want, got))
 		stop("%s: digest %s, expected QFT_LID_DIGEST=%s (the table select/rlft wrote for "
 		     "the job)", lid.path, got, want);
+	if (t.choice == LID_CHOICE_BASE) {
+		/* The job's decision: base LIDs on every node (the table was
+		 * not ready in time, docs/lid-table.md): nothing rewritten. */
+		if (lid.debug)
+			say("qft-lid: %s: base LIDs (%s): addresses left as the caller sets them\n",
+			    lid.path, got);
+		lid_table_free(&t);
+		return;
+	}
 	if (!(lid.self = self_name(&from)) || !(lid.self = strdup(lid.self)))
 		stop("%s: no host name (QFT_LID_SELF, SLURMD_NODENAME, gethostname)", lid.path);
 	for (a = 0; a < t.n && strcmp(t.name[a], lid.self); a++)

@@ -18,6 +18,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <unordered_map>
 #if defined(__GLIBCXX__)
 #include <cxxabi.h>
 #endif
@@ -40,7 +41,9 @@
 #include "lib/tree/tree.hpp"
 
 struct qft_fabric {
-	std::unique_ptr<qft::Model> model; // the fabric, its tree, its routing
+	// The fabric, its tree, its routing; shared with the LID requests
+	// (qft_placer_lid_request()), which may outlive this handle.
+	std::shared_ptr<qft::Model> model;
 	const qft::Fabric &fabric;         // model's
 	// The groups and the C views of them (qft_group_t points into these).
 	std::vector<qft::SwitchGroup> groups;
@@ -52,7 +55,7 @@ struct qft_fabric {
 	mutable std::string tree_name;  // qft_fabric_tree_name()'s text
 
 	explicit qft_fabric(qft::Fabric f)
-		: model(std::make_unique<qft::Model>(std::move(f))), fabric(model->fabric())
+		: model(std::make_shared<qft::Model>(std::move(f))), fabric(model->fabric())
 	{
 		host_group.assign(fabric.hosts().size(), QFT_NONE);
 		if (!model->tree())
@@ -96,6 +99,29 @@ struct qft_placer {
 	std::unique_ptr<qft::Placer> placer;
 	told_placement last;  // qft_placer_place_range()'s
 	told_placement ahead; // qft_placer_shape_ahead()'s
+	// The placer's pattern again, shared with the LID requests (the
+	// placer's own is not: it goes with the placer).
+	std::shared_ptr<const qft::Pattern> pattern;
+	// The running jobs, their hosts in rank order and the offsets recorded
+	// for them (none: base LIDs), as a LID choice is made beside them.
+	// Shared, never changed: a request holds the ones it was made with.
+	std::unordered_map<uint32_t, std::shared_ptr<const qft::Job>> running;
+};
+
+// A job's offsets, as qft_lid_choice_t carries them to the placer.
+struct qft_lid_job {
+	std::shared_ptr<const qft::Job> job;
+};
+
+// What a LID choice needs, taken under slurmctld's locks; immutable.
+struct qft_lid_request {
+	std::shared_ptr<const qft::Model> model;
+	std::shared_ptr<const qft::Pattern> pattern;
+	std::vector<std::shared_ptr<const qft::Job>> beside;
+	std::vector<qft::HostOrd> ranks;
+	qft::LidMode mode = qft::LidMode::job;
+	size_t max_stages = 0;
+	uint32_t job_id = 0;
 };
 
 namespace {
@@ -619,6 +645,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 		p->fabric = fabric;
 		p->placer = std::make_unique<qft::Placer>(fabric->fabric, fabric->need_tree(),
 							  fabric->model->router(), pol);
+		p->pattern = qft::make_pattern(pol.pattern, &fabric->need_tree().pgft());
 		*out = p.release();
 	});
 }
@@ -769,15 +796,32 @@ qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id, const siz
 				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
 			v.push_back(qft::HostOrd(hosts[i]));
 		}
-		placer->placer->add_running(job_id, v);
+		// what may fail first, so that a failed add leaves nothing
+		auto j = std::make_shared<qft::Job>();
+		j->ranks = v;
+		auto it = placer->running.find(job_id);
+		const bool fresh = it == placer->running.end();
+		if (fresh)
+			it = placer->running.emplace(job_id, nullptr).first;
+		try {
+			placer->placer->add_running(job_id, v);
+		} catch (...) {
+			if (fresh)
+				placer->running.erase(it);
+			throw;
+		}
+		if (!it->second || it->second->ranks != v) // other hosts: its offsets go
+			it->second = std::move(j);
 	});
 }
 
 void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id)
 {
 	guard_void(__func__, [&] {
-		if (placer)
+		if (placer) {
 			placer->placer->remove_running(job_id);
+			placer->running.erase(job_id);
+		}
 	});
 }
 
@@ -787,6 +831,89 @@ size_t qft_placer_running(const qft_placer_t *placer)
 		return placer ? placer->placer->running() : 0;
 	});
 }
+
+} // extern "C"
+
+namespace {
+
+// The body of qft_placer_lid_request(): what the choice reads, copied or
+// shared, under the caller's locks.
+qft_lid_request lid_request(const qft_placer_t *placer, uint32_t job_id, const size_t *hosts,
+			    size_t count, const char *mode, size_t flows, bool beside)
+{
+	need(mode, "mode");
+	need(placer, "placer");
+	if (count)
+		need(hosts, "hosts");
+	qft_lid_request req;
+	req.mode = qft::lid_mode(mode);
+	if (req.mode == qft::LidMode::stripe)
+		qft::fail(qft::Status::invalid, "a striped choice has nothing to export");
+	const qft::Fabric &f = placer->fabric->fabric;
+	req.ranks.reserve(count);
+	for (size_t i = 0; i < count; i++) {
+		if (hosts[i] >= f.hosts().size())
+			qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
+		req.ranks.push_back(qft::HostOrd(hosts[i]));
+	}
+	req.model = placer->fabric->model;
+	req.pattern = placer->pattern;
+	req.job_id = job_id;
+	const size_t all = placer->pattern->stage_count(uint32_t(count));
+	if (!flows) {
+		req.max_stages = placer->placer->predict_stages(count);
+	} else { // as many evenly spread stages as `flows` allow, one at least
+		const size_t per = std::max<size_t>(count, 1);
+		req.max_stages = std::min(all, std::max<size_t>(1, flows / per));
+	}
+	if (!beside)
+		return req;
+	req.beside.reserve(placer->running.size());
+	for (const auto &[id, job] : placer->running)
+		if (id != job_id)
+			req.beside.push_back(job);
+	return req;
+}
+
+// The body of qft_lid_request_run() and qft_placer_choose_lids(): reads
+// only the request.
+void run_lid_request(const qft_lid_request &req, qft_lid_choice_t *out)
+{
+	const qft::Fabric &f = req.model->fabric();
+	const qft::Router &router = req.model->router();
+	std::vector<qft::Job> beside;
+	beside.reserve(req.beside.size());
+	for (const auto &j : req.beside)
+		beside.push_back(*j);
+	qft::LidOptions opt;
+	opt.max_stages = req.max_stages;
+	if (!beside.empty())
+		opt.beside = &beside;
+	const qft::LidTable t = qft::choose_lids(f, router, req.model->tree(), *req.pattern,
+						 req.ranks, req.mode, opt);
+	const qft::LidScore sc = qft::score_lids(f, router, *req.pattern, t, opt.max_stages);
+	const std::string text = qft::lid_table_text(f, t);
+	out->mode = qft::lid_mode_name(req.mode);
+	out->offsets = t.offsets;
+	out->avg_hsd = sc.avg_hsd;
+	out->max_hsd = sc.max_hsd;
+	out->stages_played = sc.stages;
+	out->stages_total = req.pattern->stage_count(uint32_t(req.ranks.size()));
+	out->job = new qft_lid_job{std::make_shared<const qft::Job>(t.job())};
+	out->table = strdup(text.c_str());
+	if (!out->table)
+		throw std::bad_alloc();
+	if (!t.dest.empty()) {
+		out->dest = static_cast<unsigned char *>(std::malloc(t.dest.size()));
+		if (!out->dest)
+			throw std::bad_alloc();
+		std::copy(t.dest.begin(), t.dest.end(), out->dest);
+	}
+}
+
+} // namespace
+
+extern "C" {
 
 // The prediction of qft_placer_score() and qft_placer_predict().
 static qft::Prediction predict_hosts(const qft_placer_t *placer, const size_t *hosts,
@@ -841,41 +968,89 @@ qft_status_t qft_placer_choose_lids(const qft_placer_t *placer, const size_t *ho
 		if (out) // nothing to free after an error, whichever
 			*out = qft_lid_choice_t{};
 		need(out, "out");
-		need(mode, "mode");
+		const qft_lid_request req = lid_request(placer, 0, hosts, count, mode, 0, false);
+		run_lid_request(req, out);
+	});
+}
+
+qft_status_t qft_placer_lid_request(const qft_placer_t *placer, uint32_t job_id,
+				    const size_t *hosts, size_t count, const char *mode,
+				    size_t flows, qft_lid_request_t **out, char **err)
+{
+	return guard(err, [&] {
+		need(out, "out");
+		*out = nullptr;
+		*out = new qft_lid_request(lid_request(placer, job_id, hosts, count, mode, flows, true));
+	});
+}
+
+qft_status_t qft_lid_request_run(qft_lid_request_t *req, qft_lid_choice_t *out, char **err)
+{
+	return guard(err, [&] {
+		if (out)
+			*out = qft_lid_choice_t{};
+		need(out, "out");
+		need(req, "request");
+		run_lid_request(*req, out);
+	});
+}
+
+uint32_t qft_lid_request_job_id(const qft_lid_request_t *req)
+{
+	return guard_or<uint32_t>(__func__, 0, [&] { return req ? req->job_id : 0; });
+}
+
+size_t qft_lid_request_hosts(const qft_lid_request_t *req)
+{
+	return guard_or<size_t>(__func__, 0, [&] { return req ? req->ranks.size() : 0; });
+}
+
+void qft_lid_request_destroy(qft_lid_request_t *req)
+{
+	guard_void(__func__, [&] { delete req; });
+}
+
+qft_status_t qft_placer_record_lids(qft_placer_t *placer, uint32_t job_id,
+				    const qft_lid_choice_t *choice, char **err)
+{
+	return guard(err, [&] {
 		need(placer, "placer");
-		if (count)
-			need(hosts, "hosts");
-		const qft::LidMode m = qft::lid_mode(mode);
-		if (m == qft::LidMode::stripe)
-			qft::fail(qft::Status::invalid, "a striped choice has nothing to export");
-		const qft::Placer &p = *placer->placer;
-		const qft::Fabric &f = placer->fabric->fabric;
-		std::vector<qft::HostOrd> ranks;
-		for (size_t i = 0; i < count; i++) {
-			if (hosts[i] >= f.hosts().size())
-				qft::fail(qft::Status::invalid, "host ordinal ", hosts[i], " out of range");
-			ranks.push_back(qft::HostOrd(hosts[i]));
+		need(choice, "choice");
+		need(choice->job, "choice's job");
+		auto it = placer->running.find(job_id);
+		if (it == placer->running.end() || it->second->ranks != choice->job->job->ranks)
+			qft::fail(qft::Status::not_found, "job ", job_id,
+				  " is not tracked on the hosts of its LID choice (it ended, or moved)");
+		it->second = choice->job->job;
+	});
+}
+
+size_t qft_placer_copy_lids(qft_placer_t *to, const qft_placer_t *from)
+{
+	return guard_or<size_t>(__func__, 0, [&] {
+		size_t n = 0;
+		if (!to || !from)
+			return n;
+		for (auto &[id, job] : to->running) {
+			auto it = from->running.find(id);
+			if (it != from->running.end() && it->second->ranks == job->ranks &&
+			    !it->second->offsets.empty()) {
+				job = it->second;
+				n++;
+			}
 		}
-		qft::LidOptions opt;
-		opt.max_stages = p.predict_stages(count);
-		qft::LidTable t = qft::choose_lids(f, p.router(), &p.tree(), p.pattern(), ranks, m, opt);
-		const qft::LidScore sc = qft::score_lids(f, p.router(), p.pattern(), t, opt.max_stages);
-		const std::string text = qft::lid_table_text(f, t);
-		out->mode = qft::lid_mode_name(m);
-		out->offsets = t.offsets;
-		out->avg_hsd = sc.avg_hsd;
-		out->max_hsd = sc.max_hsd;
-		out->stages_played = sc.stages;
-		out->stages_total = p.pattern().stage_count(uint32_t(count));
-		out->table = strdup(text.c_str());
-		if (!out->table)
-			throw std::bad_alloc();
-		if (!t.dest.empty()) {
-			out->dest = static_cast<unsigned char *>(std::malloc(t.dest.size()));
-			if (!out->dest)
-				throw std::bad_alloc();
-			std::copy(t.dest.begin(), t.dest.end(), out->dest);
-		}
+		return n;
+	});
+}
+
+size_t qft_placer_lid_jobs(const qft_placer_t *placer)
+{
+	return guard_or<size_t>(__func__, 0, [&] {
+		size_t n = 0;
+		if (placer)
+			for (const auto &r : placer->running)
+				n += !r.second->offsets.empty();
+		return n;
 	});
 }
 
@@ -886,6 +1061,7 @@ void qft_lid_choice_clear(qft_lid_choice_t *choice)
 			return;
 		std::free(choice->dest);
 		std::free(choice->table);
+		delete choice->job;
 		*choice = qft_lid_choice_t{};
 	});
 }

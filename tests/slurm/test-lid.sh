@@ -1,28 +1,42 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# select/rlft's LID choice (qft.conf LidChoice=, docs/lid-table.md) in a
-# real slurmctld, front-end mode, on PGFT(2;18,18;1,18;1,1) with LMC 2:
+# select/rlft's LID choice (qft.conf LidChoice=, docs/lid-table.md,
+# docs/lid-choice.md "Off the locks") in a real slurmctld, front-end mode,
+# on PGFT(2;18,18;1,18;1,1) with LMC 2:
 #   1. LidChoice=auto (the default): a job whose nodes are a congestion-free
 #      shape keeps one LID; one on 16 scattered nodes (-w, by -N and by -n
 #      in a node range), Shift HSD 1.333 on one LID, gets a per-pair table
-#      in HostFileDir=, whose HSD the job is told and `qft score --lid pair`
-#      confirms (1.000).
+#      in HostFileDir=, made by select/rlft's worker off slurmctld's locks
+#      (under them: at most 2 ms, logged) and published under the name the
+#      job was told (QFT_LID_TABLE), whose HSD (its head) `qft score --lid
+#      pair` confirms (1.000).
 #   2. Reconfigure to LidPairMaxNodes=10: the same job gets per-destination
-#      offsets (QFT_LID_OFFSETS, a dest table); LidChoice=job: a job-wide
-#      offset (QFT_LID_PATH_BITS), no table; LidChoice=off: none.
+#      offsets (a dest table); LidChoice=job: a job-wide offset (a job
+#      table: the nodes set UCX_IB_LID_PATH_BITS); LidChoice=off: none. LidChoice=pair
+#      and no LidPairMaxNodes=: a 300-node job gets pair (no cap by
+#      default), under 2 ms under the locks.
 #   3. A bad LidChoice= at reconfigure is named and the settings kept; a
-#      job's table goes when the job ends. LidChoice=auto without
-#      HostFileDir= gives a job-wide offset, no table, and says why once.
+#      job's table goes when the job ends. A late worker (LidTestDelay=,
+#      tests only) past LidTableWait= decides base LIDs for the job, and
+#      says why. A slurmctld restarted with a table pending chooses again. Without HostFileDir= no job gets a choice (it could not
+#      reach the nodes), said once.
 #   4. End to end with Debian's real slurmd (--real-nodes, 4 nodes): seed
 #      001's example (N3, N5, N6, N9 of 18 hosts, 3 roots, LMC 2) with the
-#      SPANK plugin in plugstack.conf: sbatch --qft-lid=dest reaches
-#      select/rlft, which chooses dest (auto would give pair) and predicts
-#      HSD 1.0; the batch step and an srun step get the interposer
-#      (libqft-lid.so of this build) and its table; --qft-lid=off: none.
+#      SPANK plugin in plugstack.conf (dir= HostFileDir): sbatch
+#      --qft-lid=dest reaches select/rlft, which chooses dest (auto would
+#      give pair) and predicts HSD 1.0; the batch step and an srun step
+#      wait for the table, then get the interposer (libqft-lid.so of this
+#      build) and the table; --qft-lid=off: none.
 #      All or nothing: a verbs program on the test double of libibverbs
-#      (tests/verbs) in a 4-task step: every task rewrites; with the
-#      table differing on one node (QFT_LID_DIGEST), that node's task
-#      stops with one message and the step fails.
+#      (tests/verbs) in a 4-task step, its table 3 s late (the nodes wait
+#      for it before the first task): every task rewrites; with the
+#      table differing on one node (QFT_LID_DIGEST, set on each node from
+#      the decision it read), that node's task stops with one message and
+#      the step fails. A table later than the nodes' wait= (LidTestDelay=):
+#      the first node to give up decides base LIDs, every task of every
+#      step of the job runs on base LIDs (the probe's addresses unchanged),
+#      the step's output says so once, and the worker's late table is
+#      discarded.
 TEST_NAME=test-lid
 . "$(dirname "$0")/lib.sh"
 
@@ -57,6 +71,30 @@ lid_score() { # lid_score MODE HOSTS: qft's HSD of the choice, in rank order
 	"$QFT" score --fabric "$T/fabric.json" --hosts "$2" --order given --lid "$1" --json |
 		python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["avg_hsd"])'
 }
+# wait_file PATH: until the worker (or a node) published it, 60 s at most
+wait_file() {
+	for _ in $(seq 1 120); do
+		[ -e "$1" ] && return
+		sleep 0.5
+	done
+}
+# hsd_of TABLE: the HSD select/rlft wrote in the table's head
+hsd_of() { sed -n 's/^# hsd \([0-9.]*\) .*/\1/p' "$1"; }
+# lock_us WHAT ID: the job's LID choice took at most 2 ms under the locks:
+# its wall clock, or when this 2-CPU VM gave the CPU to another process
+# meanwhile, the slurmctld thread's CPU time (both logged)
+lock_us() {
+	local line us cpu
+	line=$(grep -m1 "JobId=$2 LID choice" "$LOG")
+	us=$(echo "$line" | sed -n 's/.*; \([0-9]*\) us (\([0-9]*\) us CPU)$/\1/p')
+	cpu=$(echo "$line" | sed -n 's/.*; \([0-9]*\) us (\([0-9]*\) us CPU)$/\2/p')
+	if [ "${us:-99999}" -le 2000 ]; then
+		ok "$1: LID choice under slurmctld's locks $us us <= 2000 ($cpu us CPU)"
+	else
+		check "$1: LID choice under slurmctld's locks ${us:-?} us wall (the CPU elsewhere), ${cpu:-?} us CPU <= 2000" \
+			test "${cpu:-99999}" -le 2000
+	fi
+}
 run_one() { # run_one SBATCH-ARGS...: a recording job, running; prints its id
 	local id
 	id=$(submit_recording "$W" "$T/jobs" "$@")
@@ -75,23 +113,30 @@ hosts=$(envof "$b" QFT_HOSTS)
 one=$(envof "$b" QFT_HSD_AVG)
 expect_eq "16 nodes: QFT_LID_CHOICE" "$(envof "$b" QFT_LID_CHOICE)" pair
 table=$(envof "$b" QFT_LID_TABLE)
-check "16 nodes: the table is in HostFileDir" test -f "$T/hostfiles/job_$b.lid"
-expect_eq "16 nodes: QFT_LID_TABLE" "$table" "$T/hostfiles/job_$b.lid"
-expect_eq "16 nodes: table head" "$(sed -n '1,4p' "$table" | paste -sd' ')" "qft-lid 1 lmc 2 choice pair hosts 16"
+check "16 nodes: QFT_LID_TABLE is job_$b.TAG.lid in HostFileDir ($table)" \
+	sh -c "echo '$table' | grep -Eq '^$T/hostfiles/job_$b\.[0-9a-f]{16}\.lid\$'"
+wait_file "$table"
+check "16 nodes: the worker published the table" test -f "$table"
+expect_eq "16 nodes: table head" "$(grep -v '^#' "$table" | sed -n '1,4p' | paste -sd' ')" "qft-lid 1 lmc 2 choice pair hosts 16"
 expect_eq "16 nodes: table hosts in QFT_HOSTS order" "$(sed -n 's/^host \([^ ]*\) .*/\1/p' "$table" | paste -sd,)" "$hosts"
 expect_eq "16 nodes: 16 rows of 16 offsets" "$(sed -n '/^pairs$/,/^end$/p' "$table" | grep -c '^[0-3]\{16\}$')" 16
-expect_eq "16 nodes: QFT_LID_DIGEST is the table's" "$(envof "$b" QFT_LID_DIGEST)" "$(digest "$table")"
-pair_hsd=$(envof "$b" QFT_LID_HSD_AVG)
-expect_eq "16 nodes: QFT_LID_HSD_AVG = qft score --lid pair" "$pair_hsd" "$(lid_score pair "$hosts")"
+check "16 nodes: no QFT_LID_DIGEST from slurmctld (each node takes the digest of the decision it reads)" \
+	sh -c "! grep -q '^QFT_LID_DIGEST=' $T/jobs/$b.env"
+pair_hsd=$(hsd_of "$table")
+expect_eq "16 nodes: the table's HSD = qft score --lid pair" "$pair_hsd" "$(lid_score pair "$hosts")"
 check "16 nodes: pair ($pair_hsd) below one LID ($one)" python3 -c "import sys; sys.exit(not $pair_hsd < $one)"
-check "16 nodes: the log names choice, HSD and time" \
-	grep -Eq "JobId=$b LID choice pair \(LidChoice= auto, LMC 2\): HSD $pair_hsd avg, .* one LID $one; table written; [0-9]+ us" "$LOG"
+check "16 nodes: the log names the choice and the pending table, with the time under the locks" \
+	grep -Eq "JobId=$b LID choice pair \(LidChoice= auto, LMC 2\): table pending, $table \([0-9]+ choices before it\); [0-9]+ us \([0-9]+ us CPU\)" "$LOG"
+check "16 nodes: the worker's line names the HSD and when it was ready" \
+	grep -Eq "JobId=$b LID table pair \(LidChoice= auto, LMC 2\) ready [0-9.]+ s after job_begin \(choice [0-9.]+ s\): HSD $pair_hsd avg, .* one LID $one; $table" "$LOG"
+lock_us "16 nodes" "$b"
 "$BIN/scancel" "$a" "$b"
 sleep 2
 check "the ended job's table is removed" test ! -e "$table"
 # One CPU per node: -n 16 takes 16 nodes, in a node range.
 c=$(run_one 1-30 -n 16 -w "$scattered")
 expect_eq "-N 1-30 -n 16: QFT_LID_CHOICE" "$(envof "$c" QFT_LID_CHOICE)" pair
+wait_file "$(envof "$c" QFT_LID_TABLE)"
 expect_eq "-N 1-30 -n 16: 16 hosts in the table" "$(sed -n 's/^hosts //p' "$(envof "$c" QFT_LID_TABLE)")" 16
 "$BIN/scancel" "$c"
 
@@ -101,21 +146,38 @@ conf $'LidPairMaxNodes=10\n'
 sleep 2
 d=$(run_one 16 -w "$scattered")
 expect_eq "LidPairMaxNodes=10, 16 nodes: QFT_LID_CHOICE" "$(envof "$d" QFT_LID_CHOICE)" dest
-offsets=$(envof "$d" QFT_LID_OFFSETS)
-check "dest: QFT_LID_OFFSETS has 16 offsets, not all 0 ($offsets)" \
+dtable=$(envof "$d" QFT_LID_TABLE)
+wait_file "$dtable"
+offsets=$(sed -n 's/^host [^ ]* [^ ]* \([0-9]*\)$/\1/p' "$dtable" | paste -sd,)
+check "dest: the table has 16 offsets, not all 0 ($offsets)" \
 	sh -c "[ \$(echo $offsets | tr , '\\n' | wc -l) = 16 ] && echo $offsets | grep -q '[1-3]'"
-expect_eq "dest: the table's offsets are QFT_LID_OFFSETS" \
-	"$(sed -n 's/^host [^ ]* [^ ]* \([0-9]*\)$/\1/p' "$(envof "$d" QFT_LID_TABLE)" | paste -sd,)" "$offsets"
-expect_eq "dest: QFT_LID_HSD_AVG = qft score --lid dest" "$(envof "$d" QFT_LID_HSD_AVG)" "$(lid_score dest "$(envof "$d" QFT_HOSTS)")"
+expect_eq "dest: the table's HSD = qft score --lid dest" "$(hsd_of "$dtable")" "$(lid_score dest "$(envof "$d" QFT_HOSTS)")"
 check "dest: the log says why not pair" grep -q "JobId=$d LID choice dest (LidChoice= auto: more nodes than LidPairMaxNodes=" "$LOG"
+lock_us "dest, 16 nodes" "$d"
 "$BIN/scancel" "$d"
+conf $'LidChoice=pair\n'
+"$BIN/scontrol" reconfigure
+sleep 2
+big=$(run_one 300)
+expect_eq "LidChoice=pair, 300 nodes, no LidPairMaxNodes=: QFT_LID_CHOICE" "$(envof "$big" QFT_LID_CHOICE)" pair
+wait_file "$(envof "$big" QFT_LID_TABLE)"
+expect_eq "300 nodes: a pair table of 300 hosts" \
+	"$(grep -v '^#' "$(envof "$big" QFT_LID_TABLE)" | sed -n '3,4p' | paste -sd' ')" "choice pair hosts 300"
+lock_us "pair, 300 nodes" "$big"
+"$BIN/scancel" "$big"
 conf $'LidChoice=job\n'
 "$BIN/scontrol" reconfigure
 sleep 2
 e=$(run_one 16 -w "$scattered")
 expect_eq "LidChoice=job: QFT_LID_CHOICE" "$(envof "$e" QFT_LID_CHOICE)" job
-check "job: QFT_LID_PATH_BITS is an offset" sh -c "grep -Eq '^QFT_LID_PATH_BITS=[0-3]$' $T/jobs/$e.env"
-check "job: no table" sh -c "! grep -q '^QFT_LID_TABLE=' $T/jobs/$e.env"
+etable=$(envof "$e" QFT_LID_TABLE)
+wait_file "$etable"
+expect_eq "job: a table of choice job" "$(grep -v '^#' "$etable" | sed -n 3p)" "choice job"
+expect_eq "job: one offset for all 16 hosts" \
+	"$(sed -n 's/^host [^ ]* [^ ]* \([0-3]\)$/\1/p' "$etable" | sort -u | wc -l) $(grep -c '^host ' "$etable")" "1 16"
+check "job: no QFT_LID_PATH_BITS from slurmctld (the nodes take it from the table)" \
+	sh -c "! grep -q '^QFT_LID_PATH_BITS=' $T/jobs/$e.env"
+lock_us "job, 16 nodes" "$e"
 "$BIN/scancel" "$e"
 conf $'LidChoice=off\n'
 "$BIN/scontrol" reconfigure
@@ -134,22 +196,55 @@ check "LidChoice=best is named with the words it takes" \
 g=$(run_one 16 -w "$scattered")
 expect_eq "after the bad reconfigure the last settings hold (off)" "$(envof "$g" QFT_LID_CHOICE)" none
 "$BIN/scancel" "$g"
-# auto without HostFileDir=: no table to write, so none is computed: one
-# offset for the job (UCX_IB_LID_PATH_BITS needs no table), said once
+# a late worker: LidTestDelay= (tests only) holds it 6 s, past
+# LidTableWait=2: it decides base LIDs for the job instead of choosing
+conf $'LidTestDelay=6\nLidTableWait=2\n'
+"$BIN/scontrol" reconfigure
+sleep 2
+late=$(run_one 16 -w "$scattered")
+ltable=$(envof "$late" QFT_LID_TABLE)
+expect_eq "late worker: QFT_LID_CHOICE" "$(envof "$late" QFT_LID_CHOICE)" pair
+wait_file "$ltable"
+expect_eq "late worker: the job's decision is base LIDs" "$(grep -v '^#' "$ltable" 2>/dev/null | paste -sd' ')" "qft-lid 1 choice base end"
+check "late worker: the decision says why" \
+	grep -q "^# select/rlft: JobId=$late runs on base LIDs: its choice had not started within LidTableWait=2 s" "$ltable"
+check "late worker: the log says so" \
+	grep -q "JobId=$late LID decision base LIDs, $ltable [0-9.]* s after job_begin" "$LOG"
+lock_us "late worker" "$late"
+"$BIN/scancel" "$late"
+# slurmctld restarted while a table is pending (the worker held 8 s): the
+# restarted slurmctld chooses again for the running job
+conf $'LidTestDelay=8\n'
+"$BIN/scontrol" reconfigure
+sleep 2
+rs=$(run_one 16 -w "$scattered")
+rtable=$(envof "$rs" QFT_LID_TABLE)
+check "restart: the table is still pending" test ! -e "$rtable"
+"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted with JobId=$rs's table pending" ||
+	bad "restart failed"
+for _ in $(seq 1 60); do [ -e "$rtable" ] && break; sleep 1; done
+expect_eq "restart: the job's decision is a pair table" "$(grep -v '^#' "$rtable" 2>/dev/null | sed -n 3p)" "choice pair"
+check "restart: slurmctld chose again, and says so" \
+	grep -q "JobId=$rs LID choice pair: its table was pending when slurmctld stopped: chosen again" "$LOG"
+check "restart: the worker's line" \
+	grep -q "JobId=$rs LID table pair (pending when slurmctld stopped, LMC 2) ready" "$LOG"
+"$BIN/scancel" "$rs"
+# without HostFileDir=: every choice is made off the locks and reaches the
+# nodes as a file there, so no job gets one; said once
 printf 'FabricFile=fabric.json\n' >"$W/etc/qft.conf"
 "$BIN/scontrol" reconfigure
 sleep 2
 k=$(run_one 16 -w "$scattered")
 l=$(run_one 16 -w "n[0073-0077,0091-0095,0109-0114]")
 for x in "$k" "$l"; do
-	expect_eq "no HostFileDir=, auto: QFT_LID_CHOICE" "$(envof "$x" QFT_LID_CHOICE)" job
-	check "no HostFileDir=: QFT_LID_PATH_BITS is an offset" sh -c "grep -Eq '^QFT_LID_PATH_BITS=[0-3]$' $T/jobs/$x.env"
-	check "no HostFileDir=: no table, no digest" sh -c "! grep -Eq '^QFT_LID_(TABLE|DIGEST)=' $T/jobs/$x.env"
+	expect_eq "no HostFileDir=, auto: QFT_LID_CHOICE" "$(envof "$x" QFT_LID_CHOICE)" none
+	check "no HostFileDir=: no table, no digest, no offset" \
+		sh -c "! grep -Eq '^QFT_LID_(TABLE|DIGEST|PATH_BITS)=' $T/jobs/$x.env"
 	check "no HostFileDir=: the job's line says why" \
-		grep -q "JobId=$x LID choice job (LidChoice= auto: no HostFileDir= for a table, LMC 2)" "$LOG"
+		grep -q "JobId=$x: no LID choice (LidChoice= auto: no HostFileDir= for the decision, made off slurmctld's locks)" "$LOG"
 done
 expect_eq "no HostFileDir=: said once, not per job" \
-	"$(grep -c 'LidChoice=auto without HostFileDir=: job-wide LID offsets only' "$LOG")" 1
+	"$(grep -c 'LidChoice=auto without HostFileDir=: no LID choice for any job' "$LOG")" 1
 "$BIN/scancel" "$k" "$l"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
@@ -166,7 +261,7 @@ mkdir -p "$R/conf" "$R/out"
 "$QFT" gen pgft "2;3,6;1,3;1,1" --lmc 2 -o "$R/conf/fabric.json" 2>/dev/null
 printf 'n0004\nn0006\nn0007\nn0010\n' >"$R/nodes"
 printf 'FabricFile=fabric.json\nHostFileDir=%s\n' "$R/hostfiles" >"$R/conf/qft.conf"
-echo "optional $SPANK interposer=$LIB" >"$R/conf/plugstack.conf"
+echo "optional $SPANK interposer=$LIB dir=$R/hostfiles" >"$R/conf/plugstack.conf"
 cat >"$R/job.sh" <<'JOB'
 #!/bin/sh
 env | sort >"$QFT_OUT/$SLURM_JOB_ID.batch.env"
@@ -197,19 +292,34 @@ expect_eq "--qft-lid=dest reached select/rlft: QFT_LID_CHOICE" "$(renv "$h" batc
 expect_eq "seed 001's example with dest: QFT_LID_HSD_AVG" "$(renv "$h" batch QFT_LID_HSD_AVG)" 1.000
 expect_eq "... on one LID: QFT_HSD_AVG" "$(renv "$h" batch QFT_HSD_AVG)" 1.333
 check "the log names --qft-lid as the source" grep -q "JobId=$h LID choice dest (--qft-lid dest, LMC 2)" "$LOG"
+htable=$(renv "$h" batch QFT_LID_TABLE)
+check "QFT_LID_TABLE is the job's decision in HostFileDir ($htable)" \
+	sh -c "echo '$htable' | grep -Eq '^$R/hostfiles/job_$h\.[0-9a-f]{16}\.lid\$'"
 for step in batch step; do
 	check "$step step: the interposer is preloaded" sh -c "grep -q '^LD_PRELOAD=$LIB' '$R/out/$h.$step.env'"
 	expect_eq "$step step: UCX_IB_MLX5_DEVX" "$(renv "$h" $step UCX_IB_MLX5_DEVX)" n
-	expect_eq "$step step: QFT_LID_TABLE" "$(renv "$h" $step QFT_LID_TABLE)" "$R/hostfiles/job_$h.lid"
+	expect_eq "$step step: QFT_LID_TABLE" "$(renv "$h" $step QFT_LID_TABLE)" "$htable"
+	expect_eq "$step step: QFT_LID_DECISION" "$(renv "$h" $step QFT_LID_DECISION)" table
+	expect_eq "$step step: QFT_LID_DIGEST, from the table the node read" \
+		"$(renv "$h" $step QFT_LID_DIGEST)" "$(digest "$R/out/$h.lid" 2>/dev/null)"
 done
-expect_eq "the job's table (copied by the job)" "$(sed -n '3,4p' "$R/out/$h.lid" 2>/dev/null | paste -sd' ')" "choice dest hosts 4"
-check "the table is gone with the job" test ! -e "$R/hostfiles/job_$h.lid"
+expect_eq "the job's table (copied by the job)" "$(grep -v '^#' "$R/out/$h.lid" 2>/dev/null | sed -n '3,4p' | paste -sd' ')" "choice dest hosts 4"
+check "the table is gone with the job" test ! -e "$htable"
 i=$(real_job)
 expect_eq "no option (auto): QFT_LID_CHOICE" "$(renv "$i" batch QFT_LID_CHOICE)" pair
 j=$(real_job --qft-lid=off)
 check "--qft-lid=off: slurmctld chose none" grep -q "JobId=$j: no LID choice (--qft-lid off: off)" "$LOG"
 check "--qft-lid=off: no interposer, no QFT_LID_ variable" \
 	sh -c "! grep -Eq '^(LD_PRELOAD=.*libqft-lid|QFT_LID_)' '$R/out/$j.batch.env'"
+jj=$(real_job --qft-lid=job)
+expect_eq "--qft-lid=job: QFT_LID_CHOICE" "$(renv "$jj" batch QFT_LID_CHOICE)" job
+for step in batch step; do
+	check "$step step, job: UCX_IB_LID_PATH_BITS from the job's table ($(renv "$jj" $step UCX_IB_LID_PATH_BITS))" \
+		sh -c "grep -Eq '^UCX_IB_LID_PATH_BITS=[0-3]$' '$R/out/$jj.$step.env'"
+	expect_eq "$step step, job: QFT_LID_PATH_BITS the same" "$(renv "$jj" $step QFT_LID_PATH_BITS)" \
+		"$(renv "$jj" $step UCX_IB_LID_PATH_BITS)"
+	check "$step step, job: no interposer" sh -c "! grep -q '^LD_PRELOAD=.*libqft-lid' '$R/out/$jj.$step.env'"
+done
 
 # --- all or nothing: the interposer in every task of a step ---------------
 FAKE=$(cd "$BUILD/tests/verbs/.libs" 2>/dev/null && pwd)
@@ -312,11 +422,17 @@ BAD_NODE=1 srun -N4 -n4 "$TASK" >"$QFT_OUT/$SLURM_JOB_ID.bad.out" 2>&1
 echo $? >"$QFT_OUT/$SLURM_JOB_ID.bad.rc"
 JOB
 chmod +x "$R/task.sh" "$R/aon.sh"
+# the table 3 s late (LidTestDelay=, tests only): the nodes wait for it
+printf 'FabricFile=fabric.json\nHostFileDir=%s\nLidTestDelay=3\n' "$R/hostfiles" >"$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure
+sleep 2
 m=$(cd "$W" && QFT_OUT=$R/out FAKE=$FAKE PROBE=$R/probe TASK=$R/task.sh PICK=$R/pick.py "$BIN/sbatch" --parsable -N 4 \
 	-o "$R/out/aon.out" --qft-lid=pair "$R/aon.sh")
 wait_job "$BIN" "$m" >/dev/null
+check "the table came 3 s after job_begin: the nodes waited for it" \
+	grep -Eq "JobId=$m LID table pair \(--qft-lid pair, LMC 2\) ready [3-9]\.[0-9]+ s after job_begin" "$LOG"
 expect_eq "all or nothing: the job has a pair table with a digest" \
-	"$(sed -n 3p "$R/out/$m.lid" 2>/dev/null) $(digest "$R/out/$m.lid" | cut -c1-8)" "choice pair fnv1a64:"
+	"$(grep -v '^#' "$R/out/$m.lid" 2>/dev/null | sed -n 3p) $(digest "$R/out/$m.lid" | cut -c1-8)" "choice pair fnv1a64:"
 expect_eq "same table everywhere: the step succeeds" "$(cat "$R/out/$m.good.rc" 2>/dev/null)" 0
 rewrites=$(python3 "$R/verify.py" "$R/out/$m.lid" "$R/out/$m.good.out")
 check "  every task addressed its peer at BASE | o(A,B), src_path_bits o(B,A) ($rewrites)" \
@@ -328,4 +444,46 @@ expect_eq "  with one message, from the interposer on that node" \
 	"$(grep -c "^qft-lid: $R/out/$m.stale.lid: digest fnv1a64:[0-9a-f]*, expected QFT_LID_DIGEST=$(digest "$R/out/$m.lid") (the table select/rlft wrote for the job); this task stops (exit 78)" "$R/out/$m.bad.out")" 1
 expect_eq "  the other tasks rewrote; that node's stopped before" \
 	"$(python3 "$R/verify.py" "$R/out/$m.lid" "$R/out/$m.bad.out" | cut -d, -f1)" "3 of 3"
+
+# --- a table later than the nodes' wait: base LIDs on every node ----------
+# The worker held 8 s (LidTestDelay=, tests only); the nodes wait 2 s
+# (plugstack.conf wait=, read at each step): the batch step's node gives
+# up first and decides base LIDs; every step of the job runs on them.
+printf 'FabricFile=fabric.json\nHostFileDir=%s\nLidTestDelay=8\n' "$R/hostfiles" >"$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure
+echo "optional $SPANK interposer=$LIB dir=$R/hostfiles wait=2" >"$W/etc/plugstack.conf"
+sleep 2
+cat >"$R/base-task.sh" <<'TASK'
+#!/bin/sh
+echo "$SLURMD_NODENAME decision=$QFT_LID_DECISION preload=${LD_PRELOAD:-none}"
+FAKE_IBV_PORTS=0:1:0x0004:2 LD_LIBRARY_PATH=$FAKE exec "$PROBE" 0x0008
+TASK
+cat >"$R/late.sh" <<'JOB'
+#!/bin/sh
+cp "$QFT_LID_TABLE" "$QFT_OUT/$SLURM_JOB_ID.late.lid"
+srun -N4 -n4 "$TASK" >"$QFT_OUT/$SLURM_JOB_ID.late1.out" 2>&1
+echo $? >"$QFT_OUT/$SLURM_JOB_ID.late1.rc"
+srun -N4 -n4 "$TASK" >"$QFT_OUT/$SLURM_JOB_ID.late2.out" 2>&1
+sleep 10
+JOB
+chmod +x "$R/base-task.sh" "$R/late.sh"
+x=$(cd "$W" && QFT_OUT=$R/out FAKE=$FAKE PROBE=$R/probe TASK=$R/base-task.sh "$BIN/sbatch" --parsable -N 4 \
+	-o "$R/out/late.out" --qft-lid=pair "$R/late.sh")
+wait_job "$BIN" "$x" >/dev/null
+expect_eq "late table: the job's decision is base LIDs" \
+	"$(grep -v '^#' "$R/out/$x.late.lid" 2>/dev/null | paste -sd' ')" "qft-lid 1 choice base end"
+check "  decided by the node that waited its limit" \
+	grep -Eq "^# spank/qft_lid on [^ ]+: no LID table within wait=2 s$" "$R/out/$x.late.lid"
+expect_eq "  the first step succeeds" "$(cat "$R/out/$x.late1.rc" 2>/dev/null)" 0
+for k in 1 2; do
+	expect_eq "  step $k: every task says decision base, no interposer" \
+		"$(grep -c ' decision=base preload=none$' "$R/out/$x.late$k.out")" 4
+	expect_eq "  step $k: every task's address unchanged (base LIDs)" \
+		"$(grep -c 'dlid 0x0008 -> 0x0008, src_path_bits 0$' "$R/out/$x.late$k.out")" 4
+	expect_eq "  step $k: said once in the step's output" \
+		"$(grep -c "^spank/qft_lid: LID decision .*: base LIDs (spank/qft_lid on .*: no LID table within wait=2 s); every node of this step runs on base LIDs$" "$R/out/$x.late$k.out")" 1
+done
+check "  the batch step says so too" grep -q "every node of this step runs on base LIDs" "$R/out/late.out"
+check "  the worker, when it comes to the job, finds the decision made and chooses nothing" \
+	grep -q "JobId=$x LID decision taken before the worker reached it (a node's base LIDs): no choice made" "$LOG"
 finish

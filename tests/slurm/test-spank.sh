@@ -261,10 +261,14 @@ done
 
 # --- plugstack.conf arguments (the clients read it at every start) ---------
 cp "$W/etc/plugstack.conf" "$T/plugstack.good"
-echo "optional $SPANK interposer=$LID bogus=1 interposer=lib.so" >"$W/etc/plugstack.conf"
+echo "optional $SPANK interposer=$LID bogus=1 interposer=lib.so dir=hosts wait=501" >"$W/etc/plugstack.conf"
 out=$(cd "$W" && "$BIN/sbatch" --test-only --qft-lid=pair --wrap true 2>&1)
 check "an unknown plugstack.conf argument is named" \
-	grep -qF 'spank/qft_lid: plugstack.conf: unknown argument "bogus=1" (the only one is interposer=PATH)' <<<"$out"
+	grep -qF 'spank/qft_lid: plugstack.conf: unknown argument "bogus=1" (interposer=PATH, dir=PATH, wait=SECONDS)' <<<"$out"
+check "a relative dir= is refused" \
+	grep -qF "spank/qft_lid: plugstack.conf: dir=hosts: expected an absolute path (qft.conf's HostFileDir=)" <<<"$out"
+check "wait= above 500 is refused" \
+	grep -qF 'spank/qft_lid: plugstack.conf: wait=501: expected seconds, 0 to 500' <<<"$out"
 check "a relative interposer= is refused" \
 	grep -qF 'spank/qft_lid: plugstack.conf: interposer=lib.so: expected an absolute path' <<<"$out"
 echo "required $SPANK bogus" >"$W/etc/plugstack.conf"

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -323,6 +324,108 @@ static void lid_choice(void **state)
 	qft_fabric_destroy(f);
 }
 
+/* A LID request (select/rlft's worker, docs/lid-choice.md "Off the locks"):
+ * taken from a placer, it runs after the placer and the fabric's handle
+ * are gone, in another thread, and gives what qft_placer_choose_lids()
+ * gives; the offsets recorded for a running job are kept while it runs on
+ * the same hosts, copied to a new placer, and refused for a job that is
+ * not tracked on the choice's hosts. */
+struct lid_run {
+	qft_lid_request_t *req;
+	qft_lid_choice_t ch;
+	qft_status_t st;
+};
+
+static void *lid_run_thread(void *arg)
+{
+	struct lid_run *r = arg;
+
+	r->st = qft_lid_request_run(r->req, &r->ch, NULL);
+	return NULL;
+}
+
+static void lid_request(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	qft_placer_t *p = NULL, *q = NULL;
+	qft_lid_request_t *req = NULL;
+	qft_lid_choice_t ch, alone;
+	struct lid_run r = {0};
+	pthread_t thread;
+	char *err = NULL;
+	size_t hosts[16], other[3] = {0, 1, 2};
+	size_t n = 0;
+	const size_t firsts[] = {18, 36, 54}, counts[] = {5, 5, 6};
+
+	for (int b = 0; b < 3; b++)
+		for (size_t k = 0; k < counts[b]; k++)
+			hosts[n++] = firsts[b] + k;
+	assert_int_equal(qft_fabric_generate("2;18,18;1,18;1,1", NULL, 2, &f, NULL), QFT_OK);
+	assert_int_equal(qft_placer_create(f, NULL, &p, NULL), QFT_OK);
+	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "pair", &alone, NULL), QFT_OK);
+	assert_int_equal(qft_placer_add_job(p, 7, hosts, n, NULL), QFT_OK);
+	assert_int_equal(qft_placer_add_job(p, 8, other, 3, NULL), QFT_OK);
+	assert_int_equal(qft_placer_lid_request(p, 7, hosts, n, "pair", 0, &req, NULL), QFT_OK);
+	assert_int_equal(qft_lid_request_job_id(req), 7);
+	assert_int_equal(qft_lid_request_hosts(req), 16);
+	/* the request holds what it reads: the placer and fabric may go */
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+	r.req = req;
+	assert_int_equal(pthread_create(&thread, NULL, lid_run_thread, &r), 0);
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(r.st, QFT_OK);
+	assert_string_equal(r.ch.mode, "pair");
+	assert_true(r.ch.avg_hsd == 1.0);
+	assert_non_null(r.ch.job);
+	assert_string_equal(r.ch.table, alone.table);
+	qft_lid_request_destroy(req);
+	qft_lid_choice_clear(&alone);
+
+	/* recorded while the job runs on those hosts */
+	assert_int_equal(qft_fabric_generate("2;18,18;1,18;1,1", NULL, 2, &f, NULL), QFT_OK);
+	assert_int_equal(qft_placer_create(f, NULL, &p, NULL), QFT_OK);
+	assert_int_equal(qft_placer_record_lids(p, 7, &r.ch, &err), QFT_ENOENT);
+	assert_non_null(strstr(err, "job 7"));
+	qft_free(err);
+	assert_int_equal(qft_placer_add_job(p, 7, hosts, n, NULL), QFT_OK);
+	assert_int_equal(qft_placer_lid_jobs(p), 0);
+	assert_int_equal(qft_placer_record_lids(p, 7, &r.ch, NULL), QFT_OK);
+	assert_int_equal(qft_placer_lid_jobs(p), 1);
+	assert_int_equal(qft_placer_add_job(p, 7, hosts, n, NULL), QFT_OK);
+	assert_int_equal(qft_placer_lid_jobs(p), 1);
+	assert_int_equal(qft_placer_create(f, NULL, &q, NULL), QFT_OK);
+	assert_int_equal(qft_placer_add_job(q, 7, hosts, n, NULL), QFT_OK);
+	assert_int_equal(qft_placer_copy_lids(q, p), 1);
+	assert_int_equal(qft_placer_lid_jobs(q), 1);
+	/* a job beside it: the request takes it with its offsets; its own
+	 * id is left out */
+	assert_int_equal(qft_placer_lid_request(q, 9, other, 3, "dest", 0, &req, NULL), QFT_OK);
+	assert_int_equal(qft_lid_request_run(req, &ch, NULL), QFT_OK);
+	assert_non_null(ch.dest);
+	qft_lid_choice_clear(&ch);
+	qft_lid_request_destroy(req);
+	assert_int_equal(qft_placer_add_job(p, 7, other, 3, NULL), QFT_OK);
+	assert_int_equal(qft_placer_lid_jobs(p), 0); /* other hosts: gone */
+	assert_int_equal(qft_placer_record_lids(p, 7, &r.ch, NULL), QFT_ENOENT);
+	qft_placer_remove_job(q, 7);
+	assert_int_equal(qft_placer_lid_jobs(q), 0);
+	/* job: as many stages as `flows` allow, one at least */
+	assert_int_equal(qft_placer_lid_request(q, 9, hosts, n, "job", 16, &req, NULL), QFT_OK);
+	assert_int_equal(qft_lid_request_run(req, &ch, NULL), QFT_OK);
+	assert_int_equal(ch.stages_played, 1);
+	qft_lid_choice_clear(&ch);
+	qft_lid_request_destroy(req);
+	assert_int_equal(qft_placer_lid_request(q, 9, hosts, n, "stripe", 0, &req, &err), QFT_EINVAL);
+	assert_null(req);
+	qft_free(err);
+	qft_lid_choice_clear(&r.ch);
+	qft_placer_destroy(q);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+}
+
 /* Degraded fabrics load; the host without a position is named in the
  * report and never placed; an unroutable prediction is an error with a
  * message, never a figure; a load error names the file. */
@@ -538,6 +641,7 @@ int main(void)
 		cmocka_unit_test(status_of_a_degraded_fabric),
 		cmocka_unit_test(products_and_routing),
 		cmocka_unit_test(lid_choice),
+		cmocka_unit_test(lid_request),
 		cmocka_unit_test(placer_predicts_within_its_budget),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);

@@ -139,6 +139,36 @@ static void link_at_the_name_is_replaced(void **state)
 	assert_int_equal(entries(dir), 1);
 }
 
+/* A job's LID decision (rlft_lid.c, docs/lid-table.md): link() never
+ * replaces, so the first writer wins and the others are told so; a name
+ * planted there (a link) is neither followed nor replaced. */
+static void publish_first_one_wins(void **state)
+{
+	char *dir = dir_of("hf", 0755), *victim = path_of(base, "victim");
+	char *name = path_of(dir, "job_7.0123456789abcdef.lid");
+	char *err = NULL;
+	struct stat st;
+
+	(void) state;
+	assert_int_equal(rlft_file_publish(dir, "job_7.0123456789abcdef.lid", "table\n", &err), 0);
+	assert_null(err);
+	assert_int_equal(lstat(name, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(rlft_file_publish(dir, "job_7.0123456789abcdef.lid", "base\n", &err), 1);
+	assert_null(err);
+	assert_string_equal(text_of(name), "table\n");
+	assert_int_equal(entries(dir), 1); /* no temporary file left */
+	put(victim, "precious\n");
+	assert_int_equal(symlink(victim, path_of(dir, "job_8.lid")), 0);
+	assert_int_equal(rlft_file_publish(dir, "job_8.lid", "table\n", &err), 1);
+	assert_string_equal(text_of(victim), "precious\n");
+	assert_int_equal(entries(dir), 2);
+	assert_int_equal(rlft_file_publish(dir, "a/b", "x", &err), -1);
+	expect_error(err, "is not a file name", NULL);
+	free(err);
+}
+
 /* HostFileDir itself a link (its parent writable by the user who planted
  * it): the files would land wherever it points. */
 static void link_at_the_directory_is_refused(void **state)
@@ -277,6 +307,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(remove_takes_the_link_not_its_target, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(names_are_one_component, setup, teardown),
+		cmocka_unit_test_setup_teardown(publish_first_one_wins, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

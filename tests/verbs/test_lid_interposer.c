@@ -777,6 +777,12 @@ static const struct lid_case lmc5 = {table_lmc5, "h0", NULL, false, TESTS(lmc5_t
 				     0x0020, 5};
 static const struct lid_case unset = {NULL, "n0001", NULL, false, TESTS(off_tests),
 				      "QFT_LID_TABLE unset", 0x0004, 2};
+/* The job's decision is base LIDs (docs/lid-table.md): as without a
+ * table, on every node; this host need not be named. */
+static const char table_base[] = "# select/rlft: JobId=7 runs on base LIDs: late\n"
+				  "qft-lid 1\nchoice base\n# why\nend\n";
+static const struct lid_case base = {table_base, "n0009", NULL, false, TESTS(off_tests),
+				     "base LIDs", 0x0004, 2};
 
 static int run_hostname(const void *arg)
 {
@@ -991,7 +997,9 @@ static const struct refused too_few_rows = {
 static const struct refused version = {
 	"# a later format\nqft-lid 2\n", 2, "\"qft-lid 1\""};
 static const struct refused lmc_range = {
-	"qft-lid 1\nlmc 8\n", 2, "\"lmc N\" with N 0..7"};
+	"qft-lid 1\nlmc 8\n", 2, "\"lmc N\" with N 0..7, or \"choice base\""};
+static const struct refused base_with_hosts = {
+	"qft-lid 1\nchoice base\nhosts 1\nhost n0001 0x0004 0\nend\n", 3, "\"end\""};
 static const struct refused no_choice = {
 	"qft-lid 1\nlmc 2\nchoice stripe\n", 3,
 	"\"choice pair\", \"choice dest\" or \"choice job\""};
@@ -1043,6 +1051,7 @@ static const struct harness_case cases[] = {
 	{"self from the host name", run_hostname, NULL, 0},
 	{"self not in the table", run_self_missing, NULL, 0},
 	{"QFT_LID_TABLE unset", run_lid, &unset, 0},
+	{"base LIDs", run_lid, &base, 0},
 	{"no table file", run_no_file, NULL, 0},
 	{"digest the same", run_digest_same, NULL, 0},
 	{"digest differs", run_digest_differs, NULL, 0},
@@ -1072,6 +1081,7 @@ static const struct harness_case cases[] = {
 	REFUSED(job_unequal),
 	REFUSED(pairs_under_dest),
 	REFUSED(after_end),
+	REFUSED(base_with_hosts),
 };
 
 int main(int argc, char **argv)

@@ -363,9 +363,11 @@ QFT_EXPORT qft_status_t qft_placer_score(const qft_placer_t *placer,
 /* LID choice for a placed job (lib/lid, docs/lid-table.md): which of the
  * 2^LMC LIDs of each host its senders use. mode: "job" (one offset for
  * the job), "dest" (one per destination), "pair" (one per ordered pair:
- * it walks every stage of the pattern, n^2 flows for n hosts, so keep it
- * to jobs of a few hundred hosts under slurmctld's locks). job and dest
- * are judged on the prediction's stages (qft_placer_predict()). */
+ * it walks every stage of the pattern, n^2 flows for n hosts: seconds for
+ * a few thousand hosts, so not under slurmctld's locks: see
+ * qft_placer_lid_request()). job and dest are judged on the prediction's
+ * stages (qft_placer_predict()). */
+typedef struct qft_lid_job qft_lid_job_t; /* the offsets, for the placer */
 typedef struct qft_lid_choice {
 	const char *mode;       /* "job", "dest" or "pair" (static) */
 	unsigned offsets;       /* 2^LMC */
@@ -375,16 +377,66 @@ typedef struct qft_lid_choice {
 	double avg_hsd;         /* with the choice, over stages_played */
 	double max_hsd;
 	size_t stages_played, stages_total;
+	/* The job with these offsets, for qft_placer_record_lids() (the
+	 * running jobs a later choice is made beside); opaque. */
+	qft_lid_job_t *job;
 } qft_lid_choice_t;
 
 /* Fills *out (release with qft_lid_choice_clear(), also after a failure).
- * QFT_EINVAL for an unknown mode or host ordinal; QFT_EUNROUTABLE as the
- * routing. */
+ * The job alone (qft_placer_lid_request(): beside the running jobs).
+ * QFT_EINVAL for an unknown mode or host
+ * ordinal; QFT_EUNROUTABLE as the routing. */
 QFT_EXPORT qft_status_t qft_placer_choose_lids(const qft_placer_t *placer,
 					       const size_t *hosts, size_t count,
 					       const char *mode, qft_lid_choice_t *out,
 					       char **err);
 QFT_EXPORT void qft_lid_choice_clear(qft_lid_choice_t *choice);
+
+/*
+ * A LID choice made in two parts, so that only the first runs under
+ * slurmctld's locks (select/rlft, docs/lid-choice.md "Off the locks"):
+ * - qft_placer_lid_request() takes what the choice needs: shared
+ *   references to the fabric, its routing and the placer's pattern (they
+ *   outlive the placer and the fabric's handle if those go first), the
+ *   job's hosts, and the running jobs the placer tracks (but job_id) with
+ *   the offsets recorded for them: the choice is made beside them. O(hosts
+ *   + running jobs), no routing.
+ * - qft_lid_request_run() makes the choice: O(n^2 2^LMC) for pair. It reads
+ *   only what the request holds, which nothing changes: any thread may run
+ *   it while the placer is used, changed or destroyed in another. One
+ *   request at a time per thread; a request is run at most once.
+ * flows: what the choice of "job" and "dest" may route (their judged
+ * stages), 0 for the placer's prediction stages (qft_placer_predict());
+ * pair plays every stage whatever it is. qft_fabric_set_routing() must not
+ * be called on the fabric while a request holds it (as for a placer).
+ * QFT_EINVAL as qft_placer_choose_lids(), and for "stripe".
+ */
+typedef struct qft_lid_request qft_lid_request_t;
+QFT_EXPORT qft_status_t qft_placer_lid_request(const qft_placer_t *placer, uint32_t job_id,
+					       const size_t *hosts, size_t count,
+					       const char *mode, size_t flows,
+					       qft_lid_request_t **out, char **err);
+/* Fills *out as qft_placer_choose_lids() does (release it with
+ * qft_lid_choice_clear(), also after a failure). */
+QFT_EXPORT qft_status_t qft_lid_request_run(qft_lid_request_t *req, qft_lid_choice_t *out,
+					    char **err);
+/* The request's job id and host count; 0 for NULL. */
+QFT_EXPORT uint32_t qft_lid_request_job_id(const qft_lid_request_t *req);
+QFT_EXPORT size_t qft_lid_request_hosts(const qft_lid_request_t *req);
+QFT_EXPORT void qft_lid_request_destroy(qft_lid_request_t *req);
+
+/* The offsets a running job uses from now on (its table was published):
+ * later choices are made beside them. Kept while the job is tracked on
+ * the same hosts in the same order (qft_placer_add_job() with other hosts
+ * forgets them). QFT_ENOENT when the placer does not track the job on the
+ * choice's hosts (it ended, or moved): nothing recorded. */
+QFT_EXPORT qft_status_t qft_placer_record_lids(qft_placer_t *placer, uint32_t job_id,
+					       const qft_lid_choice_t *choice, char **err);
+/* Copies the offsets recorded in `from` for the jobs `to` tracks on the
+ * same hosts (a placer built again at a reconfigure); how many. */
+QFT_EXPORT size_t qft_placer_copy_lids(qft_placer_t *to, const qft_placer_t *from);
+/* How many running jobs have recorded offsets. */
+QFT_EXPORT size_t qft_placer_lid_jobs(const qft_placer_t *placer);
 
 /* Tree order of host ordinals, in place. */
 QFT_EXPORT qft_status_t qft_fabric_sort_tree_order(const qft_fabric_t *fabric,

@@ -58,6 +58,8 @@ static const s_p_options_t qft_conf_options[] = {
 	{"ShapeHolds", S_P_UINT32},
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
+	{"LidTableWait", S_P_UINT32},
+	{"LidTestDelay", S_P_UINT32},
 	{NULL}
 };
 
@@ -142,6 +144,8 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 		return SLURM_ERROR;
 	conf->lid_choice = lid;
 	s_p_get_uint32(&conf->lid_pair_max_nodes, "LidPairMaxNodes", tbl);
+	s_p_get_uint32(&conf->lid_table_wait, "LidTableWait", tbl);
+	s_p_get_uint32(&conf->lid_test_delay, "LidTestDelay", tbl);
 	conf->format = format;
 	conf->reserve_remainder = remainder == 1;
 	conf->products = shape == 0;
@@ -181,7 +185,8 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	conf->products = false;
 	conf->round_up = 0;
 	conf->lid_choice = QFT_LID_AUTO;
-	conf->lid_pair_max_nodes = 256;
+	conf->lid_pair_max_nodes = 0;
+	conf->lid_table_wait = 120;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");
 	if (access(conf->path, R_OK)) {
@@ -469,6 +474,12 @@ static const qft_ops_t _local_ops = {
 	.fabric_lmc = qft_fabric_lmc,
 	.placer_choose_lids = qft_placer_choose_lids,
 	.lid_choice_clear = qft_lid_choice_clear,
+	.placer_lid_request = qft_placer_lid_request,
+	.lid_request_run = qft_lid_request_run,
+	.lid_request_destroy = qft_lid_request_destroy,
+	.placer_record_lids = qft_placer_record_lids,
+	.placer_copy_lids = qft_placer_copy_lids,
+	.placer_lid_jobs = qft_placer_lid_jobs,
 };
 
 extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)

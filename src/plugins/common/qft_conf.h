@@ -54,7 +54,9 @@ typedef struct {
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
 	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
 	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
-	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 256 */
+	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 0: no cap */
+	uint32_t lid_table_wait;    /* LidTableWait=, seconds, default 120 */
+	uint32_t lid_test_delay;    /* LidTestDelay=, seconds, tests only */
 	/* Set by qft_conf_load_fabric(): the file the fabric came from
 	 * (fabric_file, or the kept copy), and, when it is the copy, why
 	 * fabric_file was refused. */
@@ -114,7 +116,7 @@ extern int qft_conf_load_fabric(qft_conf_t *conf, struct qft_fabric **fabric, ch
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 7
+#define QFT_SHARED_ABI 8
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
 /* ShapeWait= at most: a job waits at most its whole time limit. */
@@ -162,6 +164,16 @@ typedef struct qft_ops {
 					   size_t count, const char *mode,
 					   qft_lid_choice_t *out, char **err);
 	void (*lid_choice_clear)(qft_lid_choice_t *choice);
+	qft_status_t (*placer_lid_request)(const qft_placer_t *placer, uint32_t job_id,
+					   const size_t *hosts, size_t count, const char *mode,
+					   size_t flows, qft_lid_request_t **out, char **err);
+	qft_status_t (*lid_request_run)(qft_lid_request_t *req, qft_lid_choice_t *out,
+					char **err);
+	void (*lid_request_destroy)(qft_lid_request_t *req);
+	qft_status_t (*placer_record_lids)(qft_placer_t *placer, uint32_t job_id,
+					   const qft_lid_choice_t *choice, char **err);
+	size_t (*placer_copy_lids)(qft_placer_t *to, const qft_placer_t *from);
+	size_t (*placer_lid_jobs)(const qft_placer_t *placer);
 } qft_ops_t;
 
 typedef struct qft_shared_fabric {

@@ -255,10 +255,35 @@ static int _create_tmp(int dfd, const char *name, char *tmp, size_t size)
 	return -1;
 }
 
-extern int rlft_file_write(const char *dir, const char *name, const char *text, char **err)
+/* A new file in dfd holding `text` whole, closed; its name in tmp. */
+static int _write_tmp(const char *dir, int dfd, const char *name, const char *text, char *tmp,
+		      size_t size, char **err)
+{
+	int fd = _create_tmp(dfd, name, tmp, size);
+
+	if (fd < 0)
+		return _fail(err, "HostFileDir %s: cannot create a file in it: %s", dir,
+			     strerror(errno));
+	/* No fsync: a job file matters while its job runs, and close()
+	 * flushes to an NFS server, where the tasks read it. */
+	if (_write_all(fd, text)) {
+		_fail(err, "cannot write %s/%s: %s", dir, tmp, strerror(errno));
+		close(fd);
+		unlinkat(dfd, tmp, 0);
+		return -1;
+	}
+	if (close(fd)) {
+		_fail(err, "cannot write %s/%s: %s", dir, tmp, strerror(errno));
+		unlinkat(dfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+extern int rlft_file_publish(const char *dir, const char *name, const char *text, char **err)
 {
 	char tmp[NAME_MAX + 1];
-	int dfd, fd, rc = -1;
+	int dfd, rc = -1;
 
 	*err = NULL;
 	if (!_file_name(name))
@@ -267,24 +292,37 @@ extern int rlft_file_write(const char *dir, const char *name, const char *text, 
 		return _fail(err, "HostFileDir %s: file name %s too long", dir, name);
 	if (_open_dir(dir, true, &dfd, err))
 		return -1;
-	fd = _create_tmp(dfd, name, tmp, sizeof(tmp));
-	if (fd < 0) {
-		_fail(err, "HostFileDir %s: cannot create a file in it: %s", dir, strerror(errno));
+	if (_write_tmp(dir, dfd, name, text, tmp, sizeof(tmp), err))
 		goto out;
-	}
-	/* No fsync: a job file matters while its job runs, and close()
-	 * flushes to an NFS server, where the tasks read it. */
-	if (_write_all(fd, text)) {
-		_fail(err, "cannot write %s/%s: %s", dir, tmp, strerror(errno));
-		close(fd);
-		unlinkat(dfd, tmp, 0);
+	/* link() never replaces: of all the writers of this name (the
+	 * worker, every node of the job) exactly one succeeds, and the
+	 * file is whole from the moment it has the name */
+	if (!linkat(dfd, tmp, dfd, name, 0))
+		rc = 0;
+	else if (errno == EEXIST)
+		rc = 1;
+	else
+		_fail(err, "cannot link %s/%s to %s: %s", dir, tmp, name, strerror(errno));
+	unlinkat(dfd, tmp, 0);
+out:
+	close(dfd);
+	return rc;
+}
+
+extern int rlft_file_write(const char *dir, const char *name, const char *text, char **err)
+{
+	char tmp[NAME_MAX + 1];
+	int dfd, rc = -1;
+
+	*err = NULL;
+	if (!_file_name(name))
+		return _fail(err, "HostFileDir %s: \"%s\" is not a file name", dir, name);
+	if (strlen(name) + 16 > NAME_MAX)
+		return _fail(err, "HostFileDir %s: file name %s too long", dir, name);
+	if (_open_dir(dir, true, &dfd, err))
+		return -1;
+	if (_write_tmp(dir, dfd, name, text, tmp, sizeof(tmp), err))
 		goto out;
-	}
-	if (close(fd)) {
-		_fail(err, "cannot write %s/%s: %s", dir, tmp, strerror(errno));
-		unlinkat(dfd, tmp, 0);
-		goto out;
-	}
 	/* rename() replaces the entry `name`, whatever it is (a planted
 	 * link too), and never what it points at */
 	if (renameat(dfd, tmp, dfd, name)) {

@@ -30,6 +30,13 @@
  * xfree()). */
 extern int rlft_file_write(const char *dir, const char *name, const char *text, char **err);
 
+/* Publishes `text` as dir/name only if no file has that name yet: written
+ * under a new name, then link()ed to `name` (link never replaces). Of all
+ * writers of one name exactly one wins, and a reader never sees the file
+ * in part. 0 published; 1 the name was taken (nothing changed); -1 with
+ * *err as rlft_file_write(). */
+extern int rlft_file_publish(const char *dir, const char *name, const char *text, char **err);
+
 /* Removes dir/name; 0 also when it or the directory is not there, -1 with
  * *err as rlft_file_write(). A symbolic link there is removed itself. */
 extern int rlft_file_remove(const char *dir, const char *name, char **err);

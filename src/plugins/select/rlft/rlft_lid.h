@@ -18,13 +18,16 @@
 
 typedef struct {
 	const qft_ops_t *lib;
-	const qft_placer_t *placer;
+	qft_placer_t *placer;
 	const qft_conf_t *conf;
 	unsigned lmc;           /* the fabric's */
 } rlft_lid_ctx_t;
 
 /*
- * rlft_tell_lids - choose and export the job's LID choice (job_begin)
+ * rlft_tell_lids - the job's LID choice (job_begin, under slurmctld's
+ *	locks): job at once (QFT_LID_PATH_BITS); dest and pair as a request
+ *	to the worker thread, the job told where its decision will be
+ *	(QFT_LID_TABLE; docs/lid-choice.md "Off the locks")
  * IN hosts, n - the job's host ordinals, rank order
  * IN congestion_free - its placement is congestion-free by shape: "auto"
  *	leaves it on one LID
@@ -33,6 +36,32 @@ typedef struct {
 extern void rlft_tell_lids(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
 			   const size_t *hosts, size_t n, bool congestion_free,
 			   const qft_prediction_t *one_lid);
+
+/*
+ * rlft_lid_resume - at slurmctld's start, a recovered running job whose
+ *	table was pending when slurmctld stopped: chosen again, or base LIDs
+ *	once LidTableWait= from its start has passed
+ */
+extern void rlft_lid_resume(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
+			    const size_t *hosts, size_t n);
+
+/* The worker thread: started with the first request; stopped (joined) in
+ * fini, after base LIDs are decided for the jobs still waiting. Not at a
+ * reconfigure: a request holds all it reads. */
+extern void rlft_lid_start(void);
+extern void rlft_lid_stop(void);
+
+/*
+ * rlft_lid_take_done - under slurmctld's locks: the offsets of the tables
+ *	the worker published since the last call, recorded in `placer` (for
+ *	the jobs it still runs), so that later choices are made beside them
+ * RET how many were recorded
+ */
+extern size_t rlft_lid_take_done(const qft_ops_t *lib, qft_placer_t *placer);
+
+/* job_fini: the job's request leaves the queue (or its choice, in progress,
+ * will not be published) and its decision file is removed. */
+extern void rlft_lid_forget(job_record_t *job_ptr);
 
 /* select/rlft's job environment (rlft_place.c). */
 extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value);

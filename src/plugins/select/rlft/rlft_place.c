@@ -66,6 +66,15 @@ static rlft_holders_t holders;        /* waiting jobs holding nodes for a
  * may hold it too (src/plugins/common/qft_conf.h). */
 static qft_shared_fabric_t *held = NULL;
 static qft_placer_t *placer = NULL;
+/* From slurmctld's start to its first job start or reconfigure: the
+ * recovered jobs, tracked as select_nodeinfo_set gives their bitmaps, get
+ * back a LID choice that was pending when slurmctld stopped. */
+static bool recovering = false;
+/* The placer a reconfigure replaced, until the new one has the running
+ * jobs and their recorded LID offsets (qft_placer_copy_lids). */
+static qft_placer_t *old_placer = NULL;
+static const qft_ops_t *old_lib = NULL;
+static qft_shared_fabric_t *old_held = NULL; /* the fabric it borrows */
 static const qft_ops_t *lib = NULL;   /* held->ops: libqft calls on both */
 static qft_conf_t rconf; /* "conf" is a Slurm global */
 static bool have_conf = false;
@@ -323,6 +332,17 @@ static void _take_conf(qft_conf_t *fresh_conf)
 	have_conf = true;
 }
 
+/* The placer a reconfigure replaced, and then its fabric. */
+static void _drop_old_placer(void)
+{
+	if (old_placer)
+		old_lib->placer_destroy(old_placer);
+	qft_shared_fabric_release(old_held);
+	old_placer = NULL;
+	old_lib = NULL;
+	old_held = NULL;
+}
+
 /* Makes `fresh` and `fresh_conf` the ones in use, with a new placer (RET
  * true); or keeps the ones before (fatal if there are none: start-up). */
 static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own, uint64_t sig)
@@ -348,10 +368,12 @@ static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own,
 		qft_conf_free(fresh_conf);
 		return false;
 	}
-	if (placer)
-		lib->placer_destroy(placer);
+	rlft_lid_take_done(lib, placer);
+	_drop_old_placer(); /* two reconfigures before a replay */
+	old_placer = placer;
+	old_lib = lib;
+	old_held = held; /* its reference goes with the old placer */
 	rlft_seen_free(&seen); /* the new placer knows no job */
-	qft_shared_fabric_release(held); /* after its placer */
 	held = fresh;
 	lib = held->ops;
 	fabric = held->fabric;
@@ -399,6 +421,22 @@ static int _track_running(void *x, void *arg)
 	return 0;
 }
 
+static int _resume_lids(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	rlft_lid_ctx_t lids = {lib, placer, &rconf, lib->fabric_lmc(fabric)};
+	size_t n, *hosts;
+
+	if (!(IS_JOB_RUNNING(job_ptr) || IS_JOB_SUSPENDED(job_ptr)) || !job_ptr->node_bitmap ||
+	    !job_ptr->details)
+		return 0;
+	hosts = _job_hosts(job_ptr->node_bitmap, &n);
+	if (n)
+		rlft_lid_resume(&lids, job_ptr, hosts, n);
+	xfree(hosts);
+	return 0;
+}
+
 static bool _still_running(uint32_t id, void *arg)
 {
 	job_record_t *job_ptr = find_job_record(id);
@@ -415,6 +453,7 @@ static void _drop(uint32_t id, void *arg)
 extern void rlft_node_init(list_t *jobs)
 {
 	static bool replay = true; /* from node_init to job_init */
+	static bool started = false; /* job_init has run once */
 	static long usec = 0;      /* the two calls' time with the jobs */
 	struct timespec t0;
 	size_t before;
@@ -443,7 +482,24 @@ extern void rlft_node_init(list_t *jobs)
 		list_for_each(jobs, _track_running, NULL);
 	else if (job_list) /* a fresh placer knows no job */
 		list_for_each(job_list, _track_running, NULL);
+	if (old_placer && (jobs || job_list) && old_lib == lib) {
+		/* a new placer: the running jobs keep the LID offsets their
+		 * tables give them, for the choices made beside them */
+		size_t kept = lib->placer_copy_lids(placer, old_placer);
+
+		debug("%s: LID offsets of %zu running jobs kept", PFX, kept);
+	}
+	if (jobs || job_list)
+		_drop_old_placer();
 	usec = (jobs ? usec : 0) + rlft_usec_since(&t0);
+	if (jobs && !started) { /* tables pending when slurmctld stopped */
+		list_for_each(jobs, _resume_lids, NULL);
+		recovering = true; /* the rest as select_nodeinfo_set tracks them */
+	} else if (!jobs) {
+		recovering = false;
+	}
+	if (jobs)
+		started = true;
 	if (jobs)
 		info("%s: tracking %zu running jobs (%s %zu, node_init and job_init %ld us)", PFX,
 		     lib->placer_running(placer), replay ? "replayed" : "kept",
@@ -518,6 +574,9 @@ extern bool rlft_sync_jobs(void)
 
 extern void rlft_fini(void)
 {
+	/* the worker reads requests only, but libqft's code must stay */
+	rlft_lid_stop();
+	_drop_old_placer();
 	rlft_holders_free(&holders);
 	if (placer)
 		lib->placer_destroy(placer);
@@ -1216,6 +1275,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	uint32_t id = job_ptr->job_id;
 	struct timespec t0;
 
+	recovering = false;
 	rlft_unhold(&holders, id);
 	rlft_wait_ended(job_ptr, time(NULL));
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
@@ -1226,6 +1286,8 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 		xfree(hosts);
 		return;
 	}
+	/* the tables published since: later choices see their offsets */
+	rlft_lid_take_done(lib, placer);
 	_track_hosts(job_ptr, hosts, n, true);
 	c = list_find_first(chosen, _chosen_for, job_ptr);
 	ranged = _ranged(hosts, n);
@@ -1259,6 +1321,8 @@ extern void rlft_job_update(job_record_t *job_ptr)
 		return;
 	before = lib->placer_running(placer);
 	_track(job_ptr);
+	if (recovering)
+		_resume_lids(job_ptr, NULL);
 	if (lib->placer_running(placer) > before)
 		verbose("%s: %pJ tracked, %zu running jobs", PFX, job_ptr,
 		      lib->placer_running(placer));
@@ -1272,6 +1336,7 @@ extern void rlft_job_fini(job_record_t *job_ptr)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	_untrack(job_ptr->job_id);
+	rlft_lid_forget(job_ptr);
 	verbose("%s: %pJ ended, job_fini %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	if (!rconf.hostfile_dir)
 		return;
