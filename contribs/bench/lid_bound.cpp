@@ -39,8 +39,9 @@
 //                    others; per link without: at most one, by a
 //                    sequential counter; equisatisfiable, a flow that takes
 //                    two paths can drop one), plus implied clauses where
-//                    counting forces every link of a switch's up- or
-//                    down-links to carry one flow (tight_groups();
+//                    counting forces every link of a group (a switch's
+//                    up- or down-links, the links into a switch from
+//                    below or above) to carry one flow (tight_groups();
 //                    --no-implied: none), CaDiCaL;
 //           minisat  glpsol --minisat (GLPK's own CNF translation);
 //   min   the integer optimum (--min-solver, branch and bound, --tmlim),
@@ -277,53 +278,54 @@ std::string lp_text(const Stage &st, Program kind)
 }
 
 // Implied clauses of H = 1 for CDCL, which cannot count: a group of links
-// (a switch's up-links, or its down-links: `group` per link) that as many
-// flows must cross, one link each whatever their choice, as the group has
-// links any flow can use, carries one such flow on each of those links.
-// Appends, per usable link of such a group that no such flow crosses
-// whatever its choice, "one of the vars of such flows that cross it".
-void tight_groups(const Stage &st, const std::vector<uint32_t> &group,
-		  std::vector<std::vector<long>> &clauses, size_t *added)
+// (a switch's up-links, its down-links, the links into a switch from
+// below, from above: `groups` per link) that as many flows must cross,
+// one link each whatever their choice, as the group has links any flow can
+// use, carries one such flow on each of those links. Appends, per usable
+// link of such a group that no such flow crosses whatever its choice,
+// "one of the vars of such flows that cross it".
+void tight_groups(const Stage &st, const std::vector<std::vector<uint32_t>> &groups,
+		  uint32_t group_count, std::vector<std::vector<long>> &clauses, size_t *added)
 {
-	std::vector<uint32_t> must;                     // per group: flows in it
-	std::vector<std::vector<PortIdx>> usable;       // per group
-	std::vector<std::vector<uint32_t>> any_on;      // per link: vars (group flows) crossing it
-	std::vector<uint8_t> fixed_on;                  // per link: a group flow always crosses it
-	uint32_t groups = 0;
-	for (uint32_t g : group)
-		groups = std::max(groups, g + 1);
-	must.assign(groups, 0);
-	usable.assign(groups, {});
-	std::vector<uint8_t> seen(group.size(), 0);
-	fixed_on.assign(group.size(), 0);
-	any_on.assign(group.size(), {});
+	const size_t links = groups.size();
+	std::vector<uint32_t> must(group_count, 0);         // flows that must cross it
+	std::vector<std::vector<PortIdx>> usable(group_count);
+	std::vector<uint8_t> seen(links, 0);
 	auto use = [&](PortIdx l) {
-		if (!seen[l]) {
-			seen[l] = 1;
-			usable[group[l]].push_back(l);
-		}
+		if (seen[l])
+			return;
+		seen[l] = 1;
+		for (uint32_t g : groups[l])
+			usable[g].push_back(l);
 	};
-	std::vector<int> first_var(st.flows, -1);
+	// per (group, link): the vars of the group's must-flows crossing it,
+	// and whether one of them crosses it whatever its choice
+	std::vector<std::vector<std::pair<uint32_t, PortIdx>>> on(group_count);
+	std::vector<std::vector<PortIdx>> fixed(group_count);
+	std::vector<int> choice_of(st.flows, -1);
 	for (size_t c = 0; c < st.choices.size(); c++)
-		first_var[st.vars[st.choices[c].first].flow] = int(c);
-	std::vector<uint32_t> count(groups, 0);
+		choice_of[st.vars[st.choices[c].first].flow] = int(c);
+	std::vector<uint32_t> count(group_count, 0);
 	for (uint32_t f = 0; f < st.flows; f++) {
 		for (PortIdx l : st.common[f]) {
 			use(l);
-			must[group[l]]++;
-			fixed_on[l] = 1;
+			for (uint32_t g : groups[l]) {
+				must[g]++;
+				fixed[g].push_back(l);
+			}
 		}
-		if (first_var[f] < 0)
+		if (choice_of[f] < 0)
 			continue;
-		// groups every option crosses (one link each: a path crosses a
-		// switch once)
-		const auto &c = st.choices[size_t(first_var[f])];
+		// the groups every option crosses (once: a path crosses a switch
+		// once each way)
+		const auto &c = st.choices[size_t(choice_of[f])];
 		std::vector<uint32_t> touched;
 		for (size_t v = c.first; v < c.second; v++)
 			for (PortIdx l : st.own[v]) {
 				use(l);
-				if (count[group[l]]++ == 0)
-					touched.push_back(group[l]);
+				for (uint32_t g : groups[l])
+					if (count[g]++ == 0)
+						touched.push_back(g);
 			}
 		const uint32_t options = uint32_t(c.second - c.first);
 		for (uint32_t g : touched) {
@@ -331,45 +333,57 @@ void tight_groups(const Stage &st, const std::vector<uint32_t> &group,
 				must[g]++;
 				for (size_t v = c.first; v < c.second; v++)
 					for (PortIdx l : st.own[v])
-						if (group[l] == g)
-							any_on[l].push_back(uint32_t(v));
+						for (uint32_t h : groups[l])
+							if (h == g)
+								on[g].push_back({uint32_t(v), l});
 			}
 			count[g] = 0;
 		}
 	}
-	for (uint32_t g = 0; g < groups; g++) {
+	auto no = [&]() {
+		clauses.push_back({1});
+		clauses.push_back({-1});
+		(*added) += 2;
+	};
+	for (uint32_t g = 0; g < group_count; g++) {
 		if (must[g] == 0 || must[g] < usable[g].size())
 			continue;
-		if (must[g] > usable[g].size()) { // more flows than links: no
-			clauses.push_back({1});
-			clauses.push_back({-1});
-			(*added) += 2;
+		if (must[g] > usable[g].size()) { // more flows than links
+			no();
 			continue;
 		}
+		std::sort(fixed[g].begin(), fixed[g].end());
+		std::sort(on[g].begin(), on[g].end(),
+			  [](const auto &x, const auto &y) { return x.second < y.second; });
 		for (PortIdx l : usable[g]) {
-			if (fixed_on[l])
+			if (std::binary_search(fixed[g].begin(), fixed[g].end(), l))
 				continue;
-			clauses.emplace_back();
-			for (uint32_t v : any_on[l])
-				clauses.back().push_back(long(v) + 1);
-			if (clauses.back().empty()) { // no group flow can use it: no
-				clauses.back() = {1};
-				clauses.push_back({-1});
+			std::vector<long> cl;
+			auto it = std::lower_bound(
+				on[g].begin(), on[g].end(), l,
+				[](const std::pair<uint32_t, PortIdx> &x, PortIdx y) { return x.second < y; });
+			for (; it != on[g].end() && it->second == l; ++it)
+				cl.push_back(long(it->first) + 1);
+			if (cl.empty()) { // no must-flow can use it
+				no();
+				continue;
 			}
+			clauses.push_back(std::move(cl));
 			(*added)++;
 		}
 	}
 }
 
 // DIMACS CNF of H = 1 (needs lb0 <= 1): var v is SAT variable v+1.
-// `group` (per link; empty: none) adds tight_groups()' clauses.
-std::string cnf_text(const Stage &st, const std::vector<uint32_t> &group, size_t *implied)
+// `groups` (per link; empty: none) adds tight_groups()' clauses.
+std::string cnf_text(const Stage &st, const std::vector<std::vector<uint32_t>> &groups,
+		     uint32_t group_count, size_t *implied)
 {
 	std::vector<std::vector<long>> clauses;
 	long next = long(st.vars.size()) + 1;
 	*implied = 0;
-	if (!group.empty())
-		tight_groups(st, group, clauses, implied);
+	if (!groups.empty())
+		tight_groups(st, groups, group_count, clauses, implied);
 	for (const auto &c : st.choices) {
 		clauses.emplace_back();
 		for (size_t v = c.first; v < c.second; v++)
@@ -822,14 +836,18 @@ int run(int argc, char **argv)
 	const Fabric &f = m->fabric();
 	const Router &router = m->router();
 	const size_t links = f.port_count();
-	// per link: its group for tight_groups(), the sending node's up-links
-	// or its down-links
-	std::vector<uint32_t> link_group(links, 0);
+	// per link: its groups for tight_groups(): the sending node's up- or
+	// down-links, the receiving node's links from below or from above
+	const uint32_t nodes = uint32_t(f.node_count());
+	const uint32_t group_count = 4 * nodes;
+	std::vector<std::vector<uint32_t>> link_groups(links), no_groups;
 	for (PortIdx l = 0; l < PortIdx(links); l++) {
 		const Port &p = f.port(l);
-		const bool up = p.peer != kNone && f.node(f.port(p.peer).node).level >
-							   f.node(p.node).level;
-		link_group[l] = p.node * 2 + up;
+		if (p.peer == kNone)
+			continue;
+		const NodeId to = f.port(p.peer).node;
+		const uint32_t up = f.node(to).level > f.node(p.node).level;
+		link_groups[l] = {p.node * 2 + up, 2 * nodes + to * 2 + up};
 	}
 	auto pattern = make_pattern(opt.pattern, &m->need_tree().pgft());
 	const std::vector<HostOrd> ranks =
@@ -949,9 +967,8 @@ int run(int argc, char **argv)
 			if (solver == "cadical") {
 				const std::string path = base + ".feas.cnf";
 				size_t implied;
-				write_file(path, cnf_text(st, opt.implied ? link_group
-									 : std::vector<uint32_t>(),
-							  &implied));
+				write_file(path, cnf_text(st, opt.implied ? link_groups : no_groups,
+							  group_count, &implied));
 				implied_clauses = implied;
 				r = run_cadical(path, opt.tmlim, st.vars.size());
 			} else {
@@ -1056,7 +1073,9 @@ int run(int argc, char **argv)
 				std::printf("stage %zu: brute force: too many combinations\n", s);
 			else
 				std::printf("stage %zu: brute force optimum %u: %s\n", s, b,
-					    lb == ub && lb == b ? "agrees" : "DISAGREES");
+					    lb == ub && lb == b     ? "agrees"
+					    : lb <= b && b <= ub ? "within the bounds"
+								  : "DISAGREES");
 		}
 		std::fflush(stdout);
 	}

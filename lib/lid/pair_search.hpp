@@ -14,8 +14,8 @@
 // colouring, then for each flow still congested an ejection chain (the
 // Kempe chain of edge colouring, which reaches Konig's colouring where a
 // flow-by-flow move cannot), then a min-conflicts walk. Measured in
-// docs/lid-choice.md; the exact per-stage optimum (contribs/bench
-// lid_bound) shows where it falls short.
+// docs/lid-offsets.md; contribs/bench/lid_bound computes the exact
+// per-stage optimum to hold it against.
 #ifndef QFT_LID_PAIR_SEARCH_HPP
 #define QFT_LID_PAIR_SEARCH_HPP
 
