@@ -280,10 +280,13 @@ static int _write_tmp(const char *dir, int dfd, const char *name, const char *te
 	return 0;
 }
 
-extern int rlft_file_publish(const char *dir, const char *name, const char *text, char **err)
+/* rlft_file_publish() and rlft_file_write(): `text` whole in a temporary
+ * file of `dir` (its name in tmp), ready to take `name`; the directory's
+ * descriptor, or -1 and *err. */
+static int _staged(const char *dir, const char *name, const char *text, char *tmp,
+		   size_t tmp_size, char **err)
 {
-	char tmp[NAME_MAX + 1];
-	int dfd, rc = -1;
+	int dfd;
 
 	*err = NULL;
 	if (!_file_name(name))
@@ -292,8 +295,21 @@ extern int rlft_file_publish(const char *dir, const char *name, const char *text
 		return _fail(err, "HostFileDir %s: file name %s too long", dir, name);
 	if (_open_dir(dir, true, &dfd, err))
 		return -1;
-	if (_write_tmp(dir, dfd, name, text, tmp, sizeof(tmp), err))
-		goto out;
+	if (_write_tmp(dir, dfd, name, text, tmp, tmp_size, err)) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+extern int rlft_file_publish(const char *dir, const char *name, const char *text, char **err)
+{
+	char tmp[NAME_MAX + 1];
+	int dfd, rc = -1;
+
+	dfd = _staged(dir, name, text, tmp, sizeof(tmp), err);
+	if (dfd < 0)
+		return -1;
 	/* link() never replaces: of all the writers of this name (the
 	 * worker, every node of the job) exactly one succeeds, and the
 	 * file is whole from the moment it has the name */
@@ -304,7 +320,6 @@ extern int rlft_file_publish(const char *dir, const char *name, const char *text
 	else
 		_fail(err, "cannot link %s/%s to %s: %s", dir, tmp, name, strerror(errno));
 	unlinkat(dfd, tmp, 0);
-out:
 	close(dfd);
 	return rc;
 }
@@ -314,15 +329,9 @@ extern int rlft_file_write(const char *dir, const char *name, const char *text, 
 	char tmp[NAME_MAX + 1];
 	int dfd, rc = -1;
 
-	*err = NULL;
-	if (!_file_name(name))
-		return _fail(err, "HostFileDir %s: \"%s\" is not a file name", dir, name);
-	if (strlen(name) + 16 > NAME_MAX)
-		return _fail(err, "HostFileDir %s: file name %s too long", dir, name);
-	if (_open_dir(dir, true, &dfd, err))
+	dfd = _staged(dir, name, text, tmp, sizeof(tmp), err);
+	if (dfd < 0)
 		return -1;
-	if (_write_tmp(dir, dfd, name, text, tmp, sizeof(tmp), err))
-		goto out;
 	/* rename() replaces the entry `name`, whatever it is (a planted
 	 * link too), and never what it points at */
 	if (renameat(dfd, tmp, dfd, name)) {

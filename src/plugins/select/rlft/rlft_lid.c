@@ -177,6 +177,26 @@ static char *_table_text(const lid_work_t *w)
 	return text;
 }
 
+
+/* Queues w for the worker, started if need be; the choices ahead of it. */
+static int _enqueue(lid_work_t *w)
+{
+	int before;
+
+	rlft_lid_start();
+	slurm_mutex_lock(&q.mutex);
+	before = q.queued + (q.current != NULL);
+	if (q.tail)
+		q.tail->next = w;
+	else
+		q.head = w;
+	q.tail = w;
+	q.queued++;
+	slurm_cond_signal(&q.cond);
+	slurm_mutex_unlock(&q.mutex);
+	return before;
+}
+
 /* The worker's part of one job: off slurmctld's locks, touching only the
  * request and HostFileDir=. */
 static void _choose(lid_work_t *w)
@@ -537,17 +557,7 @@ static void _queue_table(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr, const
 	/* the offsets and the HSD come with the table (docs/lid-table.md);
 	 * the zeros said "none" */
 	rlft_unsetenv(job_ptr, "QFT_LID_OFFSETS");
-	rlft_lid_start();
-	slurm_mutex_lock(&q.mutex);
-	before = q.queued + (q.current != NULL);
-	if (q.tail)
-		q.tail->next = w;
-	else
-		q.head = w;
-	q.tail = w;
-	q.queued++;
-	slurm_cond_signal(&q.cond);
-	slurm_mutex_unlock(&q.mutex);
+	before = _enqueue(w);
 	/* the time under the locks, and of it this thread's CPU (the rest:
 	 * other threads or processes had the CPU) */
 	info("%s: %pJ LID choice %s: table pending, %s (%zu choices before it); %ld us (%ld us CPU)",
@@ -625,14 +635,5 @@ extern void rlft_lid_resume(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
 	w->req = req;
 	info("%s: %pJ LID choice %s: its table was pending when slurmctld stopped: chosen again",
 	     PFX, job_ptr, mode);
-	rlft_lid_start();
-	slurm_mutex_lock(&q.mutex);
-	if (q.tail)
-		q.tail->next = w;
-	else
-		q.head = w;
-	q.tail = w;
-	q.queued++;
-	slurm_cond_signal(&q.cond);
-	slurm_mutex_unlock(&q.mutex);
+	_enqueue(w);
 }
