@@ -7,6 +7,7 @@
 #include <thread>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "lib/fabric/fabric.hpp"
@@ -24,15 +25,18 @@ namespace qft::cli {
 
 namespace {
 
-// One group of a --batch file: its jobs' host names and the line each is on.
+// One group of a --batch file: its jobs' host names, the key each may
+// carry ("KEY:" before its hosts; empty: none) and the line each is on.
 struct Group {
 	std::vector<std::vector<std::string>> jobs;
+	std::vector<std::string> keys;
 	std::vector<size_t> lines;
 };
 
 // Groups separated by blank lines, one job per line (host list expressions,
-// blank or comma separated); '#' starts a comment, and a line holding only
-// a comment does not end a group.
+// blank or comma separated, after an optional "KEY:" naming the job);
+// '#' starts a comment, and a line holding only a comment does not end a
+// group.
 std::vector<Group> batch_groups(const std::string &path)
 {
 	std::ifstream in(path);
@@ -48,7 +52,13 @@ std::vector<Group> batch_groups(const std::string &path)
 		}
 		std::istringstream words(line.substr(0, line.find('#')));
 		std::vector<std::string> names;
+		std::string key;
 		for (std::string w; words >> w;) {
+			if (names.empty() && key.empty() && w.size() > 1 && w.back() == ':' &&
+			    w.find(':') == w.size() - 1) {
+				key = w.substr(0, w.size() - 1);
+				continue;
+			}
 			try {
 				for (std::string &n : hostlist_expand(w))
 					names.push_back(std::move(n));
@@ -57,8 +67,15 @@ std::vector<Group> batch_groups(const std::string &path)
 			}
 		}
 		if (!names.empty()) {
-			groups.back().jobs.push_back(std::move(names));
-			groups.back().lines.push_back(lineno);
+			Group &g = groups.back();
+			if (!key.empty() && std::find(g.keys.begin(), g.keys.end(), key) != g.keys.end())
+				fail(Status::invalid, path, ":", lineno, ": job ", key,
+				     " is twice in its group");
+			g.jobs.push_back(std::move(names));
+			g.keys.push_back(std::move(key));
+			g.lines.push_back(lineno);
+		} else if (!key.empty()) {
+			fail(Status::invalid, path, ":", lineno, ": job ", key, ": no hosts");
 		}
 	}
 	if (groups.back().jobs.empty())
@@ -96,18 +113,120 @@ std::string one_line(const std::string &json)
 // a running job's table does not change): job 1 alone, job 2 beside job
 // 1, ... (LidOptions::beside). The simulator lists a job's running
 // neighbours first, in the order they started, and the job last.
+// A job whose offsets are `kept` (true) keeps them and is only beside
+// the jobs after it (--batch with --lid-in, or a key chosen in an earlier
+// group).
 void choose_in_order(const Model &m, const Pattern &pattern, LidMode mode,
-		     std::vector<Job> &jobs)
+		     std::vector<Job> &jobs, const std::vector<bool> *kept = nullptr)
 {
 	std::vector<Job> chosen;
 	chosen.reserve(jobs.size());
 	LidOptions opt;
 	opt.beside = &chosen;
-	for (Job &job : jobs) {
-		job = choose_lids(m.fabric(), m.router(), m.tree(), pattern, job.ranks, mode, opt)
-			      .job();
+	for (size_t i = 0; i < jobs.size(); i++) {
+		Job &job = jobs[i];
+		if (!kept || !(*kept)[i])
+			job = choose_lids(m.fabric(), m.router(), m.tree(), pattern, job.ranks,
+					  mode, opt)
+				      .job();
 		chosen.push_back(job);
 	}
+}
+
+// Kept offsets (--lid-in, --lid-out): a job's choice made once, at its
+// start, and kept while it runs (as a running job's table does not
+// change). One line per job:
+//   KEY MODE LMC HOSTS OFFSETS
+// MODE job, dest or pair; HOSTS the job's hosts in rank order (a host
+// list); OFFSETS Job::offsets (job, dest: one per destination rank; pair:
+// one per ordered pair, source-major) in hex, one digit each up to LMC 4,
+// two above.
+struct Kept {
+	LidMode mode = LidMode::pair;
+	std::vector<HostOrd> ranks;
+	std::vector<uint8_t> offsets;
+};
+
+LidChoice kept_choice(LidMode mode)
+{
+	return mode == LidMode::pair ? LidChoice::pair : LidChoice::destination;
+}
+
+std::string kept_line(const Fabric &f, const std::string &key, const Kept &k)
+{
+	static const char hex[] = "0123456789abcdef";
+	std::vector<std::string> names;
+	names.reserve(k.ranks.size());
+	for (HostOrd h : k.ranks)
+		names.push_back(f.node(f.hosts()[h]).name);
+	std::string line = key + " " + lid_mode_name(k.mode) + " " + std::to_string(f.lmc()) +
+			   " " + hostlist_compress(names) + " ";
+	const bool two = f.lmc() > 4;
+	line.reserve(line.size() + k.offsets.size() * (two ? 2 : 1) + 1);
+	for (uint8_t o : k.offsets) {
+		if (two)
+			line += hex[o >> 4];
+		line += hex[o & 15];
+	}
+	return line + "\n";
+}
+
+// --lid-in FILE: the kept offsets by key, checked against the mode, the
+// LMC and the fabric.
+std::map<std::string, Kept> read_kept(const std::string &path, const Model &m, LidMode mode)
+{
+	const Fabric &f = m.fabric();
+	std::ifstream in(path);
+	if (!in)
+		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
+	std::map<std::string, Kept> out;
+	std::string line;
+	for (size_t lineno = 1; std::getline(in, line); lineno++) {
+		std::istringstream w(line);
+		std::string key, mode_name, hosts, digits;
+		unsigned lmc = 0;
+		if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#')
+			continue;
+		if (!(w >> key >> mode_name >> lmc >> hosts >> digits))
+			fail(Status::parse, path, ":", lineno,
+			     ": expected KEY MODE LMC HOSTS OFFSETS");
+		Kept k;
+		try {
+			k.mode = lid_mode(mode_name);
+			k.ranks = resolve_hosts(f, hostlist_expand(hosts));
+		} catch (const Error &e) {
+			fail(e.status(), path, ":", lineno, ": ", e.what());
+		}
+		if (k.mode != mode || lmc != f.lmc())
+			fail(Status::invalid, path, ":", lineno, ": ", key, " kept ", mode_name,
+			     " at LMC ", lmc, ", scored --lid ", lid_mode_name(mode), " at LMC ",
+			     f.lmc());
+		const size_t n = k.ranks.size(), want = mode == LidMode::pair ? n * n : n;
+		const size_t width = f.lmc() > 4 ? 2 : 1;
+		if (digits.size() != want * width)
+			fail(Status::parse, path, ":", lineno, ": ", key, ": ", digits.size(),
+			     " offset digits, expected ", want * width);
+		k.offsets.resize(want);
+		for (size_t i = 0; i < want; i++) {
+			unsigned v = 0;
+			for (size_t d = 0; d < width; d++) {
+				const char c = digits[i * width + d];
+				const int x = c >= '0' && c <= '9' ? c - '0'
+					      : c >= 'a' && c <= 'f' ? c - 'a' + 10
+								     : -1;
+				if (x < 0)
+					fail(Status::parse, path, ":", lineno, ": ", key,
+					     ": offsets are hex digits");
+				v = v * 16 + unsigned(x);
+			}
+			if (v >= (1u << f.lmc()))
+				fail(Status::invalid, path, ":", lineno, ": ", key, ": offset ", v,
+				     " at LMC ", f.lmc());
+			k.offsets[i] = uint8_t(v);
+		}
+		out[key] = std::move(k);
+	}
+	return out;
 }
 
 // --batch FILE: every group scored as `--jobs` would score it (a group of
@@ -123,8 +242,16 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 	if (lid && mode == LidMode::stripe)
 		throw UsageError{"--lid stripe scores one job (--hosts), not --batch: "
 				 "give --lid job, dest or pair"};
+	if (!lid && (args.has("--lid-in") || args.has("--lid-out")))
+		throw UsageError{"--lid-in and --lid-out keep the offsets of --lid MODE"};
 	const std::string path = args.get("--batch");
 	const Fabric &f = m.fabric();
+	// Offsets kept by key: from --lid-in, and every keyed job that chose
+	// in this batch (later groups reuse its choice).
+	std::map<std::string, Kept> kept;
+	if (args.has("--lid-in"))
+		kept = read_kept(args.get("--lid-in"), m, mode);
+	std::string chosen_out;
 	const Tree *tree = m.tree();
 	const RankOrder order = RankOrder::parse(order_text);
 	ScoreOptions opt;
@@ -158,8 +285,31 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 			hosts += job.ranks.size();
 			jobs.push_back(std::move(job));
 		}
-		if (lid)
-			choose_in_order(m, pattern, mode, jobs);
+		if (lid) {
+			std::vector<bool> fixed(jobs.size(), false);
+			for (size_t i = 0; i < jobs.size(); i++) {
+				auto it = g.keys[i].empty() ? kept.end() : kept.find(g.keys[i]);
+				if (it == kept.end())
+					continue;
+				if (it->second.ranks != jobs[i].ranks)
+					fail(Status::invalid, path, ":", g.lines[i], ": job ",
+					     g.keys[i], ": not the hosts (in rank order) its "
+					     "offsets were kept for");
+				jobs[i].offsets = it->second.offsets;
+				jobs[i].lid_choice = kept_choice(mode);
+				fixed[i] = true;
+			}
+			choose_in_order(m, pattern, mode, jobs, &fixed);
+			for (size_t i = 0; i < jobs.size(); i++) {
+				if (fixed[i] || g.keys[i].empty())
+					continue;
+				Kept &k = kept[g.keys[i]];
+				k.mode = mode;
+				k.ranks = jobs[i].ranks;
+				k.offsets = jobs[i].offsets;
+				chosen_out += kept_line(f, g.keys[i], k);
+			}
+		}
 		opt.shared_links = jobs.size() > 1;
 		Score sc = score_jobs(f, m.router(), pattern, jobs, opt);
 		ScoreContext ctx{routing, order_text, jobs.size(), hosts};
@@ -167,6 +317,12 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 			out += one_line(score_json(f, sc, ctx));
 		else
 			out += (out.empty() ? "" : "\n") + score_text(f, sc, ctx);
+	}
+	if (args.has("--lid-out")) {
+		const std::string out_path = args.get("--lid-out");
+		std::ofstream o(out_path, std::ios::binary | std::ios::trunc);
+		if (!o || !(o << chosen_out) || !o.flush())
+			fail(Status::io, out_path, ": cannot write");
 	}
 	std::fputs(out.c_str(), stdout);
 	return 0;
@@ -197,11 +353,13 @@ int cmd_score(int argc, char **argv)
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
-		   "--threads", "--lid", "--lmc"},
+		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
 		throw UsageError{"give exactly one of --hosts, --jobs and --batch"};
+	if (!args.has("--batch") && (args.has("--lid-in") || args.has("--lid-out")))
+		throw UsageError{"--lid-in and --lid-out keep offsets across the groups of --batch"};
 	if (args.has("--batch") && (args.has("--flows") || args.has("--link-loads")))
 		throw UsageError{"--flows and --link-loads score one job or group, not --batch"};
 	std::string routing = routing_arg(args);

@@ -139,6 +139,45 @@ expect_eq "interleaved, one LID" "$("$QFT" score --fabric "$TMP/l2.json" --json 
 expect_eq "interleaved, --lid pair: the second beside the first, below one LID" \
 	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/interleaved" --lid pair |
 	python3 -c 'import json,sys; d = json.load(sys.stdin); print(d["avg_hsd"] < 1.333 and max(d["job_hsd"]) < 1.333)')" True
+# Kept offsets: a keyed job ("KEY: HOSTS") chooses once, in its first
+# group, and keeps its offsets in every later group, as a running job
+# keeps its table. a keeps its choice alone, b chooses beside it: the
+# interleaved figures. b kept from alone, then a alone first: both as
+# chosen alone, the collision (above one LID).
+A='n[0019-0023,0037-0041,0055-0060]' B='n[0024-0028,0042-0046,0061-0066]'
+printf 'a: %s\n\na: %s\nb: %s\n' "$A" "$A" "$B" >"$TMP/keep1"
+printf 'b: %s\n\na: %s\nb: %s\n' "$B" "$A" "$B" >"$TMP/keep2"
+keepfig='import json, sys
+d = [json.loads(l) for l in sys.stdin][-1]
+print("%.3f %s" % (d["avg_hsd"], " ".join("%.3f" % h for h in d["job_hsd"])))'
+inter=$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/interleaved" --lid pair |
+	python3 -c "$keepfig")
+expect_eq "kept: a keeps its offsets, b chooses beside them = in order" \
+	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/keep1" --lid pair |
+	python3 -c "$keepfig")" "$inter"
+kept2=$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/keep2" --lid pair \
+	--lid-out "$TMP/kept2" | python3 -c "$keepfig")
+expect_eq "kept: b keeps its lone choice beside a, above one LID" \
+	"$(echo "$kept2" | awk '{print ($1 > 1.333)}')" 1
+expect_eq "--lid-out: the keyed jobs that chose, in order" \
+	"$(awk '{print $1, $2, $3, $4, length($5)}' "$TMP/kept2" | paste -sd'|')" \
+	"b pair 2 $B 256|a pair 2 $A 256"
+grep '^b ' "$TMP/kept2" >"$TMP/keptb"
+sed 1,2d "$TMP/keep2" >"$TMP/keep2b"
+expect_eq "--lid-in: b's offsets from an earlier run, the same figures" \
+	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/keep2b" --lid pair \
+	--lid-in "$TMP/keptb" | python3 -c "$keepfig")" "$kept2"
+printf 'b: %s\n' "$A" >"$TMP/keepbad"
+expect_fail 1 "keepbad:1: job b: not the hosts" -- "$QFT" score --fabric "$TMP/l2.json" \
+	--batch "$TMP/keepbad" --lid pair --lid-in "$TMP/keptb"
+expect_fail 1 "kept pair at LMC 2, scored --lid dest" -- "$QFT" score --fabric "$TMP/l2.json" \
+	--batch "$TMP/keep2b" --lid dest --lid-in "$TMP/keptb"
+printf 'a: %s\na: %s\n' "$A" "$B" >"$TMP/keeptwice"
+expect_fail 1 "keeptwice:2: job a is twice in its group" -- "$QFT" score --fabric "$TMP/l2.json" \
+	--batch "$TMP/keeptwice" --lid pair
+expect_fail 2 "keep the offsets of --lid MODE" -- lidbatch --lid-out "$TMP/x"
+expect_fail 2 "across the groups of --batch" -- "$QFT" score --fabric "$TMP/l2.json" \
+	--jobs "$TMP/lidjobs" --lid pair --lid-in "$TMP/keptb"
 expect_fail 2 "--lid stripe scores one job (--hosts), not --batch" -- lidbatch --lid stripe
 expect_fail 2 "not with --lid-offset" -- lidbatch --lid pair --lid-offset 1
 finish

@@ -27,7 +27,7 @@ from qftsim.common import SimError  # noqa: E402
 from qftsim.fabric import Fabric, check_lid_space, tuple_counts  # noqa: E402
 from qftsim.metrics import class_figures, size_classes, slowdown_by_class, summarise  # noqa: E402
 from qftsim.replay import policy_conf, policy_lid  # noqa: E402
-from qftsim.scoring import Scorer, neighbour_sets  # noqa: E402
+from qftsim.scoring import Scorer, kept_members, neighbour_sets  # noqa: E402
 
 ADVANCE = os.path.join(SRC, "contribs", "sim", "qftsim", "advance.py")
 
@@ -278,16 +278,32 @@ class TestFigures(unittest.TestCase):
         json.dumps(s)
 
 
-# A stand-in for `qft score --batch`: logs its arguments and the batch
-# file, and answers every group with avg_hsd = its number of jobs and
-# job_hsd = 1, 2, ... in the order the file lists them.
+# A stand-in for `qft score --batch`: logs its arguments, the batch file
+# and the --lid-in file, and answers every group with avg_hsd = its number
+# of jobs and job_hsd = 1, 2, ... in the order the file lists them. A
+# keyed job ("KEY: HOSTS") without kept offsets "chooses": its --lid-out
+# line's offsets name the jobs before it in its group ("-" alone).
 FAKE_QFT = r"""#!/usr/bin/env python3
 import json, sys
 args = sys.argv[1:]
 path = args[args.index("--batch") + 1]
-groups = [g.split() for g in open(path).read().split("\n\n") if g.strip()]
+groups = [g.splitlines() for g in open(path).read().split("\n\n") if g.strip()]
+kept_in = []
+if "--lid-in" in args:
+    kept_in = open(args[args.index("--lid-in") + 1]).read().splitlines()
 with open(sys.argv[0] + ".log", "a") as f:
-    f.write(json.dumps({"args": args, "groups": groups}) + "\n")
+    f.write(json.dumps({"args": args, "groups": groups, "kept": kept_in}) + "\n")
+kept = {l.split()[0] for l in kept_in}
+out = []
+for g in groups:
+    for i, m in enumerate(g):
+        key, sep, hosts = m.partition(": ")
+        if sep and key not in kept:
+            kept.add(key)
+            out.append("%s pair 2 %s %s" % (key, hosts,
+                       "".join(b.partition(": ")[0] for b in g[:i]) or "-"))
+if "--lid-out" in args:
+    open(args[args.index("--lid-out") + 1], "w").write("".join(l + "\n" for l in out))
 for g in groups:
     print(json.dumps({"avg_hsd": float(len(g)), "max_hsd": len(g), "shared_links": 3,
                       "job_hsd": [float(i + 1) for i in range(len(g))]}))
@@ -378,6 +394,127 @@ class TestScorerLid(unittest.TestCase):
         self.assertEqual(sets[3], ["a", "c", "b", "d"])
 
 
+class TestKeptOffsets(unittest.TestCase):
+    """Each job chooses its offsets once, at its start, beside the running
+    jobs, and keeps them (Keeper, qft score --lid-in/--lid-out)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        d = self.tmp.name
+        self.qft = os.path.join(d, "qft")
+        with open(self.qft, "w") as f:
+            f.write(FAKE_QFT)
+        os.chmod(self.qft, 0o755)
+        self.fabric = os.path.join(d, "fabric.json")
+        with open(self.fabric, "w") as f:
+            f.write("{}")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def scorer(self, workers=1):
+        return Scorer(self.qft, self.fabric, "shift", workers,
+                      os.path.join(self.tmp.name, "cache.json"),
+                      os.path.join(self.tmp.name, "t"), lmc=2)
+
+    def calls(self):
+        try:
+            with open(self.qft + ".log") as f:
+                return [json.loads(line) for line in f]
+        except OSError:
+            return []
+
+    def chosen(self, sc):
+        """name -> the jobs it chose beside (the stand-in's offsets)."""
+        return {n: line.split()[4] for n, line in sc.keeper.lines.items()}
+
+    def test_choose_once_in_order_then_score_with_kept(self):
+        sc = self.scorer()
+        groups = [["a: n1"], ["a: n1", "b: n2"], ["a: n1", "b: n2", "c: n3"]]
+        sc.choose(groups, "pair")
+        self.assertEqual(self.chosen(sc), {"a": "-", "b": "a", "c": "ab"})
+        c = self.calls()
+        self.assertEqual(len(c), 1)
+        self.assertIn("--lid-out", c[0]["args"])
+        self.assertNotIn("--lid-in", c[0]["args"])
+        # chosen already: no second choice, and the choice groups' scores
+        # are the sets' (cached with the kept offsets)
+        sc.choose(groups, "pair")
+        sc.score_all([], [["b: n2", "a: n1"]], lid="pair")
+        self.assertEqual(len(self.calls()), 1)
+        # another set of kept jobs: their offsets given, nobody chooses
+        sc.score_all(["n3"], [["c: n3", "b: n2"]], lid="pair")
+        c = self.calls()[-1]
+        self.assertEqual(c["groups"], [["n3"], ["b: n2", "c: n3"]])
+        self.assertEqual([l.split()[0] for l in c["kept"]], ["b", "c"])
+        self.assertNotIn("--lid-out", c["args"])
+        self.assertEqual(self.chosen(sc), {"a": "-", "b": "a", "c": "ab"})
+        # the order a set is listed in does not matter with kept offsets
+        cs = runtime.CacheScorer(sc, "pair")
+        self.assertEqual(cs.hsd("c: n3", ["b: n2"]), 2.0)
+        self.assertEqual(cs.hsd("b: n2", [], ["c: n3"]), 1.0)
+        self.assertEqual(sc.key(["c: n3", "b: n2"], "pair"), sc.key(["b: n2", "c: n3"], "pair"))
+        # a new job chooses beside the kept ones, given by --lid-in
+        sc.choose([["a: n1", "c: n3", "d: n4"]], "pair")
+        self.assertEqual(self.chosen(sc)["d"], "ac")
+        self.assertEqual([l.split()[0] for l in self.calls()[-1]["kept"]], ["a", "c"])
+        with self.assertRaises(SimError):
+            sc.key(["e: n5", "a: n1"], "pair")
+
+    def test_kept_members_start_order_and_the_models_choice(self):
+        jobs = [{"idx": i, "name": "s%05d" % i, "nodelist": h, "nodes": 2, "start_wall": st,
+                 "end_wall": en} for i, (h, st, en) in enumerate(
+                     [("c", 5, 50), ("a", 0, 40), ("b", 10, 30), ("d", 10, 60), ("e", 45, 70)])]
+        sc = self.scorer()
+        # s00003 kept by the runtime model: not chosen again
+        sc.keeper.add("s00003", "d", "s00003 pair 2 d model")
+        member = kept_members(sc, jobs, "pair")
+        self.assertEqual(member[2], "s00002: b")
+        ch = self.chosen(sc)
+        # a alone; c beside a; b (tied with d, lower idx) beside a and c;
+        # e beside the ones still running at 45: c and d
+        self.assertEqual((ch["s00001"], ch["s00000"], ch["s00002"], ch["s00003"], ch["s00004"]),
+                         ("-", "s00001", "s00001s00000", "model", "s00000s00003"))
+        self.assertEqual(len(self.calls()), 1)
+        sets = neighbour_sets(jobs, member)
+        self.assertEqual(sets[3], ["s00001: a", "s00000: c", "s00002: b", "s00003: d"])
+        # the figures are the same however the sets are split over workers
+        s1 = self.scorer(1)
+        s1.keeper = sc.keeper
+        s2 = self.scorer(2)
+        s2.keeper = sc.keeper
+        s2.cache = {"alone": {}, "sets": {}}
+        s1.score_all([], list(sets.values()), lid="pair", save=False)
+        s2.score_all([], list(sets.values()), lid="pair", save=False)
+        for s in sets.values():
+            self.assertEqual(s1.set_score(s, "pair"), s2.set_score(s, "pair"))
+
+    def test_live_model_chooses_at_each_start(self):
+        with tempfile.TemporaryDirectory() as d:
+            sc = self.scorer()
+            live = runtime.LiveRates(d, sc, {"A": (0.5, 100.0), "B": (0.5, 40.0),
+                                             "C": (0.25, 30.0)},
+                                     {}, lambda n, s: True, lid="pair")
+            for name, text in (("A.start", "1000.0 a 4\n"), ("B.start", "1010.0 b 4\n")):
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            live.step()
+            first = self.calls()[0]
+            self.assertIn("--lid-out", first["args"])
+            self.assertEqual(first["groups"], [["A: a"], ["A: a", "B: b"]])
+            self.assertEqual(self.chosen(sc), {"A": "-", "B": "A"})
+            with open(os.path.join(d, "A.done"), "w") as f:
+                f.write("1000.0 1020.0\n")
+            with open(os.path.join(d, "C.start"), "w") as f:
+                f.write("1030.0 c 4\n")
+            n = len(self.calls())
+            live.step()
+            # C beside B only (A ended); B keeps its offsets
+            self.assertEqual(self.calls()[n]["groups"], [["B: b", "C: c"]])
+            self.assertEqual(self.chosen(sc), {"A": "-", "B": "A", "C": "B"})
+            self.assertEqual(live.model.running["C"].hosts, "C: c")
+
+
 def real_qft():
     q = os.environ.get("QFT")
     return q if q and os.access(q, os.X_OK) else None
@@ -402,6 +539,11 @@ class TestRealScoreLid(unittest.TestCase):
             self.assertEqual(sc.alone(a, "pair")[0], 1.0)
             self.assertAlmostEqual(runtime.CacheScorer(sc).hsd(b, [a]), 4 / 3, places=4)
             self.assertEqual(runtime.CacheScorer(sc, "pair").hsd(b, [a]), 1.0)
+            # kept: a chooses alone, b beside a's kept offsets
+            sc.choose([["a: " + a], ["a: " + a, "b: " + b]], "pair")
+            self.assertEqual(sorted(sc.keeper.lines), ["a", "b"])
+            self.assertEqual(len(sc.keeper.lines["b"].split()[4]), 16 * 16)
+            self.assertEqual(runtime.CacheScorer(sc, "pair").hsd("b: " + b, ["a: " + a]), 1.0)
 
 
 class OrderStub:

@@ -86,9 +86,9 @@ x 2^N + switches must fit the 49151 unicast LIDs. Each policy's jobs are
 then scored with its LID choice (qft score --lid): the rlft policies choose
 per pair (pair), cons_tres, linear, block and cons_tres-qft use one LID
 (none, as stock Slurm and MPI), cons_tres-lid chooses per pair;
-POLICY+LidChoice=none|job|dest|pair sets it (rlft+LidChoice=dest). The
-jobs of a lock-step set choose in the order they started, each beside
-those before it.
+POLICY+LidChoice=none|job|dest|pair sets it (rlft+LidChoice=dest). Each
+job chooses its offsets once, at its start, beside the jobs running then
+(with the offsets they kept), and keeps them (OUT/POLICY/lid-kept.txt).
 
 Runtime model (--comm SPEC; qftsim/runtime.py): each job gets a
 communication share f (compute: f = 0.1; comm: 0.5; mixed: 30% at 0.5, the
@@ -146,7 +146,7 @@ from .metrics import RUN_KEYS, summarise
 from .replay import (DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun, policy_conf,
                      policy_lid)
 from .runtime import comm_shares, parse_comm
-from .scoring import Scorer, score_policy
+from .scoring import Keeper, Scorer, score_policy
 
 
 SERIES = ("22.05", "24.11")
@@ -383,6 +383,8 @@ def run_policy(sim, scorer, pol, number):
     """One policy from cluster start to scored jobs: (summary, jobs)."""
     t_pol = time.time()
     pr = PolicyRun(sim, pol, number)
+    # the offsets each job keeps from its start, by job name (LID choice)
+    scorer.keeper = Keeper(os.path.join(pr.dir, "lid-kept.txt"))
     log("policy %d/%d %s (%s): starting %d-node cluster" % (
         number, len(sim.policies), pol, policy_conf(pol)["label"], sim.fabric.hosts))
     try:

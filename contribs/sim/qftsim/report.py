@@ -145,8 +145,8 @@ def _lid_notes(rep):
                 s["hsd_alone_1lid_mean"], s["hsd_alone_mean"])
         parts.append(part)
     lmc = max(pol[n].get("lmc") or 0 for n in rep["policies_order"])
-    return ["LID choice at LMC %d (HSD figures with the offsets chosen; a set's jobs choose in "
-            "the order they started): %s" % (lmc, "; ".join(parts))]
+    return ["LID choice at LMC %d (HSD figures with the offsets chosen; each job chooses once, "
+            "at its start, beside the running jobs, and keeps them): %s" % (lmc, "; ".join(parts))]
 
 
 def _class_table(rep, jobs_by_policy):

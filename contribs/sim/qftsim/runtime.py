@@ -26,13 +26,14 @@ Exact: only jobs that share a link with j put load on j's links, so the
 other running jobs cannot change H_j.
 
 With a LID choice (the policy's `lid`, job, dest or pair on a fabric of
-LMC > 0; qft score --lid), H_j is computed with the offsets: the set
-{j} + S_j is listed in the order its jobs started (a new job last), and
-`qft score` has each choose beside those before it. The neighbours'
-offsets are thereby chosen again in each set, in the order of their start
-times, rather than kept from their own start (an approximation: a real
-job's table does not change while it runs). Sharing is decided by the
-pair, the older job first, with the same choice.
+LMC > 0; qft score --lid), H_j is computed with the offsets: each
+multi-node job chooses its offsets once, at its start, beside the
+multi-node jobs running then (with the offsets they kept), and keeps them
+until it ends, as a real job's table does not change while it runs
+(LiveRates.prefetch asks qft score for the round's starts, in their
+order, in one process; the Scorer's Keeper holds the offsets by job
+name). Sharing and H_j are then scored with the kept offsets: a job
+stands in a set as "NAME: HOSTS".
 
 Incremental: a start of job k scores k against each running multi-node
 job (pairs, cached), and recomputes H of k and of the jobs sharing links
@@ -61,6 +62,7 @@ import threading
 import time
 
 from .common import SimError, log
+from .scoring import job_line, set_order
 
 COMM_CLASSES = {"compute": [(1.0, 0.1)], "comm": [(1.0, 0.5)],
                 "mixed": [(0.3, 0.5), (0.7, 0.1)]}
@@ -279,11 +281,16 @@ class CacheScorer:
             return float(s[0])
         if len(s) < 4 or not s[3]:
             raise SimError("no per-job score for %s beside %d jobs" % (hosts, n))
-        order = sorted(group) if self.lid == "none" else group
+        order = set_order(group, self.lid)
         return float(s[3][order.index(hosts)])
 
     def prefetch(self, alone, sets):
         self.scorer.score_all(alone, sets, save=False, lid=self.lid)
+
+    def choose(self, groups):
+        """New jobs choose their offsets beside the running ones (each
+        group: the running jobs, then the new one), in the order given."""
+        self.scorer.choose(groups, self.lid)
 
 
 class Recorder:
@@ -415,19 +422,32 @@ class LiveRates(threading.Thread):
         with self.lock:
             self.slurm_ended += list(names)
 
+    def member(self, name, hosts, nodes):
+        """What stands for a job in the model's sets: with a LID choice a
+        multi-node job is keyed by its name (its kept offsets)."""
+        if self.cache.lid == "none" or nodes <= 1:
+            return hosts
+        return job_line(name, hosts)
+
     def prefetch(self, events):
-        """Everything the round will ask `qft score`: the pairs of each
-        starting job with every job running in the round, then (dry run)
-        the sets."""
+        """Everything the round will ask `qft score`: with a LID choice
+        first the offsets of each starting job, beside the jobs running at
+        its start (in one process, in the order of the events); then the
+        pairs of each starting job with every job running in the round,
+        then (dry run) the sets."""
         running = {j.key: j.hosts for j in self.model.multi()}
-        pairs = []
+        pairs, choices = [], []
         for _, kind, name, hosts, nodes in events:
             if kind == 1:
                 running.pop(name, None)
             elif nodes > 1:
+                hosts = self.member(name, hosts, nodes)
+                choices.append(list(running.values()) + [hosts])
                 # the older job first, as RuntimeModel.start asks
                 pairs += [[b, hosts] for b in running.values()]
                 running[name] = hosts
+        if choices and self.cache.lid != "none":
+            self.cache.choose(choices)
         if pairs:
             self.cache.prefetch([], pairs)
         rec = Recorder(self.cache)
@@ -442,6 +462,7 @@ class LiveRates(threading.Thread):
         for t, kind, name, hosts, nodes in events:
             if kind == 0:
                 f, work = self.jobs.get(name, (0.0, 0.0))
+                hosts = self.member(name, hosts, nodes)
                 for j in model.start(t, name, hosts, nodes, f, work):
                     touched[j.key] = j
             else:
