@@ -11,6 +11,10 @@
 //     PGFT(TUPLE), Shift, for each LMC (2 3 4); jobs of up to 256 nodes
 //     (select/rlft's LidPairMaxNodes=) and larger ones apart.
 //
+// BENCH_LID_ONLY=CHOICE (one-lid, job, dest, pair, stripe) measures that
+// choice alone; BENCH_LID_EXACT=N gives pair's exhaustive stage search N
+// steps per flow (lib/lid/pair_search.hpp; 0: none, the search before it).
+//
 // Per choice: mean and worst HSD over every stage, the share of jobs at
 // HSD 1.0, and the mean and worst time to choose, judged on the stages
 // select/rlft's flow budget allows (what it would spend under slurmctld's
@@ -56,7 +60,10 @@ constexpr size_t kChoiceCount = 5;
 void measure(const Model &m, const Pattern &pattern, const std::vector<HostOrd> &ranks,
 	     Figures *fig)
 {
+	const char *only = std::getenv("BENCH_LID_ONLY");
 	for (size_t c = 0; c < kChoiceCount; c++) {
+		if (only && *only && std::string(only) != kChoices[c])
+			continue;
 		const auto t0 = Clock::now();
 		LidTable t;
 		if (c == 0) {
@@ -66,6 +73,8 @@ void measure(const Model &m, const Pattern &pattern, const std::vector<HostOrd> 
 		} else {
 			// judged on the stages select/rlft's flow budget allows
 			LidOptions opt;
+			if (const char *steps = std::getenv("BENCH_LID_EXACT"))
+				opt.pair.exact = std::strtoul(steps, nullptr, 10);
 			opt.max_stages = std::min<size_t>(
 				1024, std::max<size_t>(1, 32768 / std::max<size_t>(ranks.size(), 1)));
 			t = choose_lids(m.fabric(), m.router(), m.tree(), pattern, ranks,
@@ -79,10 +88,16 @@ void measure(const Model &m, const Pattern &pattern, const std::vector<HostOrd> 
 void print(const char *what, const Figures *fig)
 {
 	for (size_t c = 0; c < kChoiceCount; c++)
-		std::printf("%-14s %-8s %8.3f %8.3f %7.1f%% %9.3f %9.3f\n", what, kChoices[c],
+		if (fig[c].jobs)
+			std::printf("%-14s %-8s %8.3f %8.3f %7.1f%% %9.3f %9.3f\n", what, kChoices[c],
 			    fig[c].sum / double(fig[c].jobs), fig[c].worst,
 			    100.0 * double(fig[c].free) / double(fig[c].jobs),
 			    fig[c].ms / double(fig[c].jobs), fig[c].worst_ms);
+}
+
+bool measured(const Figures *fig)
+{
+	return std::any_of(fig, fig + kChoiceCount, [](const Figures &f) { return f.jobs > 0; });
 }
 
 void header()
@@ -171,10 +186,10 @@ int jobs(const char *tuple, const char *path, std::vector<unsigned> lmcs)
 		}
 		char what[32];
 		std::snprintf(what, sizeof(what), "<=256/lmc%u", lmc);
-		if (small[0].jobs)
+		if (measured(small))
 			print(what, small);
 		std::snprintf(what, sizeof(what), ">256/lmc%u", lmc);
-		if (large[0].jobs)
+		if (measured(large))
 			print(what, large);
 	}
 	return 0;

@@ -30,6 +30,24 @@ private:
 	std::mt19937_64 engine_;
 };
 
+// xorshift64 (Marsaglia): the tie-breaks of lib/lid's searches, drawn
+// millions of times per job, where a cheap reproducible stream is all
+// that is asked.
+class XorShift {
+public:
+	explicit XorShift(uint64_t seed) : s_(seed ? seed : 1) {}
+	uint64_t next()
+	{
+		s_ ^= s_ << 13;
+		s_ ^= s_ >> 7;
+		s_ ^= s_ << 17;
+		return s_;
+	}
+
+private:
+	uint64_t s_;
+};
+
 // Fisher-Yates.
 template <typename T> void shuffle(std::vector<T> &v, Rng &rng)
 {

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "lib/fabric/fabric.hpp"
+#include "lib/lid/pair_search.hpp"
 #include "lib/route/router.hpp"
 #include "lib/score/stages.hpp"
 #include "lib/traffic/pattern.hpp"
@@ -74,6 +75,8 @@ struct LidOptions {
 	// the job beside stage t of each of them, as score_jobs plays them in
 	// lock-step (lib/score/stages.hpp). Borrowed; null: the job alone.
 	const std::vector<Job> *beside = nullptr;
+	// pair's search (lib/lid/pair_search.hpp).
+	PairSearchOptions pair;
 };
 
 // Chooses the offsets of a job on hosts `ranks` (rank order; distinct).

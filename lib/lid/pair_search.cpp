@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "lib/lid/lid.hpp"
+#include "lib/lid/stage_exact.hpp"
+#include "lib/common/random.hpp"
 
 namespace qft {
 
@@ -37,8 +39,9 @@ public:
 	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
 		   const std::vector<uint8_t> &start, const PairSearchOptions &opt)
 		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
-		  beside_(links_, 0), marked_(links_, 0), on_(links_), chosen_(n_ * n_, 0),
-		  start_(start), opt_(opt), rng_(opt.seed * 0x9e3779b97f4a7c15ull + 1)
+		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), on_(links_), chosen_(n_ * n_, 0),
+		  start_(start), opt_(opt), rng_(opt.seed * 0x9e3779b97f4a7c15ull + 1),
+		  exact_left_(opt.exact_total)
 	{
 		t_.pair.assign(n_ * n_, 0);
 	}
@@ -131,13 +134,7 @@ private:
 		return false;
 	}
 
-	uint64_t next()
-	{
-		rng_ ^= rng_ << 13;
-		rng_ ^= rng_ >> 7;
-		rng_ ^= rng_ << 17;
-		return rng_;
-	}
+	uint64_t next() { return rng_.next(); }
 
 	// Greedy: f (not placed) takes the offset whose path meets the least
 	// (busiest link with f on it, then the load it joins), ties to the
@@ -224,8 +221,64 @@ private:
 			choose(f);
 			place(f);
 		}
+		if (excess_ && opt_.exact)
+			exact();
 		if (excess_)
 			walk();
+	}
+
+	// The stage's new flows and their paths at every offset.
+	void stage_paths()
+	{
+		order_.clear();
+		paths_.offsets = t_.offsets;
+		paths_.at.assign(1, 0);
+		paths_.links.clear();
+		PortIdx links[kMaxPathLinks];
+		for (uint32_t f = 0; f < flows_.size(); f++) {
+			if (!flows_[f].fresh)
+				continue;
+			order_.push_back(f);
+			for (unsigned o = 0; o < t_.offsets; o++) {
+				const unsigned len = path(f, o, links);
+				paths_.links.insert(paths_.links.end(), links, links + len);
+				paths_.at.push_back(uint32_t(paths_.links.size()));
+			}
+		}
+	}
+
+	// What the chains leave, an exhaustive search within a budget
+	// (lib/lid/stage_exact.hpp) tries to route without congestion; the
+	// links the running jobs and the flows of earlier stages' pairs load
+	// are closed to it.
+	void exact()
+	{
+		stage_paths();
+		for (PortIdx l : touched_) {
+			bool held = beside_[l] > 0;
+			for (uint32_t g : on_[l])
+				held = held || !flows_[g].fresh;
+			blocked_[l] = held;
+		}
+		std::vector<uint8_t> hint(order_.size()), out;
+		for (size_t i = 0; i < order_.size(); i++)
+			hint[i] = offset(order_[i]);
+		const size_t steps = std::min(opt_.exact * order_.size(), exact_left_);
+		size_t left = steps;
+		const bool found = solve_stage(paths_, blocked_, hint, left, next(), out);
+		exact_left_ -= steps - left;
+		for (PortIdx l : touched_)
+			blocked_[l] = 0;
+		if (!found)
+			return;
+		for (size_t i = 0; i < order_.size(); i++)
+			if (offset(order_[i]) != out[i])
+				unplace(order_[i]);
+		for (size_t i = 0; i < order_.size(); i++)
+			if (offset(order_[i]) != out[i]) {
+				offset(order_[i]) = out[i];
+				place(order_[i]);
+			}
 	}
 
 	// What the chains leave, a walk takes on (min-conflicts with noise,
@@ -301,13 +354,17 @@ private:
 	size_t n_, links_;
 	std::vector<uint32_t> beside_;             // the running jobs' load per link
 	std::vector<uint8_t> marked_;
+	StagePaths paths_;                         // stage_paths(): new flows' paths per offset
+	std::vector<uint32_t> order_;              // stage_paths(): the new flows
+	std::vector<uint8_t> blocked_;             // exact(): links closed to new flows
 	std::vector<std::vector<uint32_t>> on_;    // the stage's flows on each link
 	std::vector<PortIdx> touched_;             // links used this stage, once
 	std::vector<uint8_t> chosen_;              // pair seen in an earlier stage
 	std::vector<StageFlow> flows_;
 	const std::vector<uint8_t> &start_;
 	const PairSearchOptions &opt_;
-	uint64_t rng_;
+	XorShift rng_;
+	size_t exact_left_;                        // exact(): steps left for the job
 	uint32_t chain_ = 0;
 	unsigned budget_ = 0;
 	size_t excess_ = 0; // flows beyond one per link, over the stage's links

@@ -13,7 +13,10 @@
 // beside, so the search is general and works on paths: a greedy
 // colouring, then for each flow still congested an ejection chain (the
 // Kempe chain of edge colouring, which reaches Konig's colouring where a
-// flow-by-flow move cannot), then a min-conflicts walk. Measured in
+// flow-by-flow move cannot), then, for a stage still congested, an
+// exhaustive search within a budget (lib/lid/stage_exact.hpp: on three
+// levels the chains stop where full leaves need perfect matchings), then
+// a min-conflicts walk for what stays congested. Measured in
 // docs/lid-offsets.md; contribs/bench/lid_bound computes the exact
 // per-stage optimum to hold it against.
 #ifndef QFT_LID_PAIR_SEARCH_HPP
@@ -57,6 +60,12 @@ struct PairSearchOptions {
 	unsigned depth = 24, budget = 512;
 	// The walk after the chains: steps per congested flow.
 	unsigned walk = 20;
+	// Then an exhaustive search of the stage (lib/lid/stage_exact.hpp):
+	// steps per new flow at most (0: none), and at most `exact_total` for
+	// the whole job (about a microsecond each: a 1500-node job that
+	// spends them all takes half a minute more, off slurmctld's locks).
+	size_t exact = 24;
+	size_t exact_total = size_t(1) << 25;
 	uint64_t seed = 1; // ties are broken at random, reproducibly
 };
 

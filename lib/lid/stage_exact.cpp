@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "lib/lid/stage_exact.hpp"
+
+#include <algorithm>
+
+#include "lib/common/random.hpp"
+
+namespace qft {
+
+namespace {
+
+class StageSolver {
+public:
+	StageSolver(const StagePaths &p, const std::vector<uint8_t> &blocked, uint64_t seed)
+		: k_(p.offsets), m_(p.flows()), rng_(seed * 0x9e3779b97f4a7c15ull + 7)
+	{
+		// links of the stage, numbered densely
+		std::vector<PortIdx> ids(p.links);
+		std::sort(ids.begin(), ids.end());
+		ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+		local_.resize(p.links.size());
+		for (size_t i = 0; i < p.links.size(); i++)
+			local_[i] = uint32_t(std::lower_bound(ids.begin(), ids.end(), p.links[i]) -
+					     ids.begin());
+		at_ = p.at;
+		// who would use each link: (flow, offset), by link
+		std::vector<uint32_t> count(ids.size() + 1, 0);
+		for (uint32_t l : local_)
+			count[l + 1]++;
+		for (size_t l = 0; l < ids.size(); l++)
+			count[l + 1] += count[l];
+		users_at_ = count;
+		users_.resize(local_.size());
+		dom_.assign(m_, k_ == 64 ? ~0ull : (1ull << k_) - 1);
+		for (uint32_t f = 0; f < m_; f++)
+			for (unsigned o = 0; o < k_; o++)
+				for (uint32_t i = at_[f * k_ + o]; i < at_[f * k_ + o + 1]; i++) {
+					users_[count[local_[i]]++] = {f, uint8_t(o)};
+					if (blocked[p.links[i]])
+						dom_[f] &= ~(1ull << o);
+				}
+		// a flow whose offsets all take one path (both ends on a leaf)
+		// has one choice, not k_ to go through again on each backtrack
+		for (uint32_t f = 0; f < m_; f++) {
+			const uint32_t *zero = local_.data() + at_[f * k_];
+			const uint32_t len = at_[f * k_ + 1] - at_[f * k_];
+			bool one = true;
+			for (unsigned o = 1; o < k_ && one; o++)
+				one = at_[f * k_ + o + 1] - at_[f * k_ + o] == len &&
+				      std::equal(zero, zero + len, local_.data() + at_[f * k_ + o]);
+			if (one && dom_[f])
+				single_.push_back(f);
+		}
+		start_ = dom_;
+		chosen_.assign(m_, kNone);
+	}
+
+	// Luby's restarts: a search that went wrong near its root is
+	// abandoned early, and each restart breaks ties at random anew.
+	bool solve(const std::vector<uint8_t> &hint, size_t &budget, std::vector<uint8_t> &out)
+	{
+		for (uint32_t f = 0; f < m_; f++)
+			if (!start_[f])
+				return false; // every path of f crosses a loaded link
+		for (uint32_t f : single_)
+			start_[f] = hint[f] < k_ ? 1ull << hint[f] : 1;
+		const size_t unit = std::max<size_t>(64, m_);
+		for (size_t run = 1; budget; run++) {
+			size_t slice = std::min(budget, unit * luby(run));
+			budget -= slice;
+			const Outcome oc = search(hint, slice);
+			budget += slice; // what the run left
+			switch (oc) {
+			case Outcome::found:
+				out.assign(chosen_.begin(), chosen_.end());
+				return true;
+			case Outcome::none:
+				return false;
+			case Outcome::budget:
+				break;
+			}
+		}
+		return false;
+	}
+
+private:
+	enum class Outcome { found, none, budget };
+	static constexpr uint8_t kNone = 0xff;
+	static constexpr uint32_t kEnd = UINT32_MAX;
+	struct Removed {
+		uint32_t flow;
+		uint64_t bits;
+	};
+	struct Frame {
+		uint32_t flow;
+		uint64_t tried;
+		size_t mark; // trail length before this flow's choice
+	};
+
+	static size_t luby(size_t i)
+	{
+		for (size_t k = 1;; k++) {
+			if (i == (size_t(1) << k) - 1)
+				return size_t(1) << (k - 1);
+			if (i < (size_t(1) << k) - 1)
+				return luby(i - (size_t(1) << (k - 1)) + 1);
+		}
+	}
+
+	uint64_t next() { return rng_.next(); }
+
+	// The open flows by offsets left, each count a list: the flow to
+	// choose next (the fewest) is found at once, not by a scan of all.
+	void link_in(uint32_t f)
+	{
+		const unsigned n = unsigned(__builtin_popcountll(dom_[f]));
+		prev_[f] = kEnd;
+		next_[f] = head_[n];
+		if (head_[n] != kEnd)
+			prev_[head_[n]] = f;
+		head_[n] = f;
+	}
+	void link_out(uint32_t f)
+	{
+		const unsigned n = unsigned(__builtin_popcountll(dom_[f]));
+		if (prev_[f] != kEnd)
+			next_[prev_[f]] = next_[f];
+		else
+			head_[n] = next_[f];
+		if (next_[f] != kEnd)
+			prev_[next_[f]] = prev_[f];
+	}
+	void set_dom(uint32_t f, uint64_t dom)
+	{
+		link_out(f);
+		dom_[f] = dom;
+		link_in(f);
+	}
+	void release(uint32_t f)
+	{
+		chosen_[f] = kNone;
+		link_in(f);
+	}
+
+	// The open flow with the fewest offsets left; m_ when every flow has one.
+	uint32_t pick_flow() const
+	{
+		for (unsigned n = 1; n <= 64; n++)
+			if (head_[n] != kEnd)
+				return head_[n];
+		return m_;
+	}
+
+	// f takes o: every open flow loses the offsets that share a link
+	// with it. False when one is left with none.
+	bool take(uint32_t f, unsigned o)
+	{
+		link_out(f);
+		chosen_[f] = uint8_t(o);
+		bool alive = true;
+		for (uint32_t i = at_[f * k_ + o]; i < at_[f * k_ + o + 1]; i++) {
+			const uint32_t l = local_[i];
+			for (uint32_t u = users_at_[l]; u < users_at_[l + 1]; u++) {
+				const User &g = users_[u];
+				if (g.flow == f || chosen_[g.flow] != kNone)
+					continue;
+				const uint64_t bit = 1ull << g.offset;
+				if (!(dom_[g.flow] & bit))
+					continue;
+				set_dom(g.flow, dom_[g.flow] & ~bit);
+				trail_.push_back({g.flow, bit});
+				alive = alive && dom_[g.flow];
+			}
+		}
+		return alive;
+	}
+
+	// The offset of `left` that takes the fewest offsets from the open
+	// flows (ties from a random one on).
+	unsigned least_constraining(uint32_t f, uint64_t left)
+	{
+		unsigned best = 0;
+		size_t fewest = SIZE_MAX;
+		const unsigned from = unsigned(next() % k_);
+		for (unsigned i = 0; i < k_; i++) {
+			const unsigned o = (from + i) % k_;
+			if (!(left >> o & 1))
+				continue;
+			size_t cost = 0;
+			for (uint32_t a = at_[f * k_ + o]; a < at_[f * k_ + o + 1]; a++) {
+				const uint32_t l = local_[a];
+				for (uint32_t u = users_at_[l]; u < users_at_[l + 1]; u++) {
+					const User &g = users_[u];
+					cost += g.flow != f && chosen_[g.flow] == kNone &&
+						(dom_[g.flow] >> g.offset & 1);
+				}
+			}
+			if (cost < fewest) {
+				fewest = cost;
+				best = o;
+			}
+		}
+		return best;
+	}
+
+	void undo(size_t mark)
+	{
+		while (trail_.size() > mark) {
+			const Removed &r = trail_.back();
+			set_dom(r.flow, dom_[r.flow] | r.bits);
+			trail_.pop_back();
+		}
+	}
+
+	// Spends `budget` (steps) as it goes.
+	Outcome search(const std::vector<uint8_t> &hint, size_t &budget)
+	{
+		dom_ = start_;
+		std::fill(chosen_.begin(), chosen_.end(), kNone);
+		std::fill(std::begin(head_), std::end(head_), kEnd);
+		prev_.resize(m_);
+		next_.resize(m_);
+		// in a random order: restarts break ties differently
+		shuffled_.resize(m_);
+		for (uint32_t i = 0; i < m_; i++) {
+			const uint32_t j = uint32_t(next() % (i + 1));
+			shuffled_[i] = shuffled_[j];
+			shuffled_[j] = i;
+		}
+		for (uint32_t f : shuffled_)
+			link_in(f);
+		trail_.clear();
+		stack_.clear();
+		bool descend = true;
+		for (;;) {
+			if (descend) {
+				const uint32_t f = pick_flow();
+				if (f == m_)
+					return Outcome::found;
+				stack_.push_back({f, 0, trail_.size()});
+			}
+			Frame &top = stack_.back();
+			const uint64_t left = dom_[top.flow] & ~top.tried;
+			if (!left) {
+				stack_.pop_back();
+				if (stack_.empty())
+					return Outcome::none; // every choice at the root failed
+				Frame &up = stack_.back();
+				undo(up.mark);
+				release(up.flow);
+				descend = false;
+				continue;
+			}
+			if (!budget)
+				return Outcome::budget;
+			budget--;
+			// the local search's offset first, then from a random one on
+			unsigned o = hint[top.flow];
+			if (o >= k_ || !(left >> o & 1))
+				o = least_constraining(top.flow, left);
+			top.tried |= 1ull << o;
+			if (take(top.flow, o)) {
+				descend = true;
+				continue;
+			}
+			undo(top.mark);
+			release(top.flow);
+			descend = false;
+		}
+	}
+
+	struct User {
+		uint32_t flow;
+		uint8_t offset;
+	};
+
+	const unsigned k_;
+	const uint32_t m_;
+	XorShift rng_;
+	std::vector<uint32_t> at_, local_, users_at_;
+	std::vector<User> users_;
+	std::vector<uint64_t> dom_, start_;
+	std::vector<uint8_t> chosen_;
+	std::vector<uint32_t> single_;
+	std::vector<uint32_t> prev_, next_; // the lists of open flows by offsets left
+	std::vector<uint32_t> shuffled_;
+	uint32_t head_[65];
+	std::vector<Removed> trail_;
+	std::vector<Frame> stack_;
+};
+
+} // namespace
+
+bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
+		 const std::vector<uint8_t> &hint, size_t &budget, uint64_t seed,
+		 std::vector<uint8_t> &out)
+{
+	if (paths.offsets == 0 || paths.offsets > 64)
+		return false;
+	StageSolver solver(paths, blocked, seed);
+	return solver.solve(hint, budget, out);
+}
+
+} // namespace qft

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// One Shift stage without congestion, searched exhaustively within a
+// budget: each flow takes one offset (one path), no link carries two
+// flows, no flow crosses a link already loaded by the running jobs.
+//
+// The problem is a list edge colouring (lib/lid/pair_search.hpp); on
+// three levels of a fat tree it is tight where the local searches stop:
+// a full leaf's flows must take all of its up-ports from lists shorter
+// than the degree, a perfect matching a flow-by-flow move rarely finds.
+// contribs/bench/lid_bound showed that most stages the local search
+// leaves at HSD 2 have such a routing (docs/lid-offsets.md). This is a
+// depth-first search with forward checking (every other flow loses the
+// offsets a choice blocks) and the fewest-offsets-left flow first, with
+// restarts: constraint propagation does what the walk cannot, it sees a
+// leaf run out of up-ports before it happens.
+#ifndef QFT_LID_STAGE_EXACT_HPP
+#define QFT_LID_STAGE_EXACT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "lib/fabric/fabric.hpp"
+
+namespace qft {
+
+// Every flow's path at every offset: flow f, offset o holds
+// links[at[f * offsets + o] .. at[f * offsets + o + 1]).
+struct StagePaths {
+	unsigned offsets = 0;
+	std::vector<uint32_t> at{0};
+	std::vector<PortIdx> links;
+	size_t flows() const { return (at.size() - 1) / (offsets ? offsets : 1); }
+};
+
+// Fills `out` (one offset per flow) and returns true when a routing with
+// at most one flow per link exists that avoids every link with
+// blocked[link] set, found within `budget` search steps (a step is one
+// choice tried; `budget` is left with what was not spent). False: no
+// such routing, or none found in time. `hint`: each flow's offset to try
+// first (the local search's). offsets <= 64; more gives false.
+bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
+		 const std::vector<uint8_t> &hint, size_t &budget, uint64_t seed,
+		 std::vector<uint8_t> &out);
+
+} // namespace qft
+
+#endif
