@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
+#include "lib/common/random.hpp"
 #include "lib/lid/lid.hpp"
 #include "lib/lid/stage_exact.hpp"
-#include "lib/common/random.hpp"
 
 namespace qft {
 
@@ -39,7 +39,8 @@ public:
 	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
 		   const std::vector<uint8_t> &start, const PairSearchOptions &opt)
 		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
-		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), on_(links_), chosen_(n_ * n_, 0),
+		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), on_(links_),
+		  chosen_(n_ * n_, 0),
 		  start_(start), opt_(opt), rng_(opt.seed * 0x9e3779b97f4a7c15ull + 1),
 		  exact_left_(opt.exact_total)
 	{
