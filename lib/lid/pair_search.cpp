@@ -266,7 +266,8 @@ private:
 			hint[i] = offset(order_[i]);
 		const size_t steps = std::min(opt_.exact * order_.size(), exact_left_);
 		size_t left = steps;
-		const bool found = solve_stage(paths_, blocked_, hint, left, next(), out);
+		const bool hall = order_.size() <= opt_.hall_flows;
+		const bool found = solve_stage(paths_, blocked_, hint, hall, left, next(), out);
 		exact_left_ -= steps - left;
 		for (PortIdx l : touched_)
 			blocked_[l] = 0;

@@ -66,6 +66,11 @@ struct PairSearchOptions {
 	// spends them all takes half a minute more, off slurmctld's locks).
 	size_t exact = 24;
 	size_t exact_total = size_t(1) << 25;
+	// Hall's condition in that search for stages of at most this many
+	// flows: up to 256 nodes it made 96.4% of the mixed stream's congested
+	// jobs free, against 92.9%, in 36 ms per job; on n[0100-0799] of the
+	// 1944-host tree it gave 1.253 against 1.270 at 8 times the time (35 s).
+	size_t hall_flows = 256;
 	uint64_t seed = 1; // ties are broken at random, reproducibly
 };
 

@@ -2,6 +2,7 @@
 #include "lib/lid/stage_exact.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "lib/common/random.hpp"
 
@@ -11,8 +12,9 @@ namespace {
 
 class StageSolver {
 public:
-	StageSolver(const StagePaths &p, const std::vector<uint8_t> &blocked, uint64_t seed)
-		: k_(p.offsets), m_(p.flows()), rng_(seed * 0x9e3779b97f4a7c15ull + 7)
+	StageSolver(const StagePaths &p, const std::vector<uint8_t> &blocked, bool hall,
+		    uint64_t seed)
+		: k_(p.offsets), m_(p.flows()), hall_(hall), rng_(seed * 0x9e3779b97f4a7c15ull + 7)
 	{
 		// links of the stage, numbered densely
 		std::vector<PortIdx> ids(p.links);
@@ -53,6 +55,8 @@ public:
 		}
 		start_ = dom_;
 		chosen_.assign(m_, kNone);
+		if (hall_)
+			build_groups(ids.size());
 	}
 
 	// Luby's restarts: a search that went wrong near its root is
@@ -95,6 +99,14 @@ private:
 		uint32_t flow;
 		uint64_t tried;
 		size_t mark; // trail length before this flow's choice
+	};
+	struct Member {
+		uint32_t flow;
+		uint8_t slot[64]; // at offset o the flow takes the group's link slot[o]
+	};
+	struct Group {
+		std::vector<Member> members;
+		uint32_t links = 0;
 	};
 
 	static size_t luby(size_t i)
@@ -203,6 +215,147 @@ private:
 		return best;
 	}
 
+	// Groups of links that a set of flows must each take exactly one of,
+	// at every offset: a leaf's up-links for the flows that leave it (the
+	// second link of every path), a leaf's down-links for the flows that
+	// enter it (the last but one). Found from the paths alone: the second
+	// links of one flow's offsets are joined, and the last but one.
+	void build_groups(size_t links)
+	{
+		std::vector<uint32_t> parent(links);
+		for (uint32_t l = 0; l < links; l++)
+			parent[l] = l;
+		auto find = [&](uint32_t l) {
+			while (parent[l] != l)
+				l = parent[l] = parent[parent[l]];
+			return l;
+		};
+		std::vector<uint8_t> joined(links, 0);
+		flow_groups_.assign(m_, {kEnd, kEnd});
+		for (uint32_t f = 0; f < m_; f++)
+			for (unsigned side = 0; side < 2; side++) {
+				const uint32_t first = side_link(f, 0, side);
+				if (first == kEnd)
+					continue;
+				for (unsigned o = 0; o < k_; o++) {
+					const uint32_t l = side_link(f, o, side);
+					if (l == kEnd)
+						break;
+					joined[l] = 1;
+					parent[find(l)] = find(first);
+				}
+			}
+		std::vector<uint32_t> group(links, kEnd), slot(links, 0);
+		std::vector<uint32_t> root_group(links, kEnd);
+		for (uint32_t l = 0; l < links; l++) {
+			if (!joined[l])
+				continue;
+			uint32_t &g = root_group[find(l)];
+			if (g == kEnd) {
+				g = uint32_t(groups_.size());
+				groups_.emplace_back();
+			}
+			group[l] = g;
+			slot[l] = groups_[g].links++;
+		}
+		for (uint32_t f = 0; f < m_; f++)
+			for (unsigned side = 0; side < 2; side++) {
+				const uint32_t first = side_link(f, 0, side);
+				if (first == kEnd || groups_[group[first]].links > 64)
+					continue;
+				const uint32_t g = group[first];
+				Member mem{f, {}};
+				bool one = true; // exactly one link of g at every offset
+				for (unsigned o = 0; o < k_ && one; o++) {
+					unsigned in = 0;
+					for (uint32_t i = at_[f * k_ + o]; i < at_[f * k_ + o + 1]; i++)
+						if (group[local_[i]] == g) {
+							in++;
+							mem.slot[o] = uint8_t(slot[local_[i]]);
+						}
+					one = in == 1;
+				}
+				if (!one)
+					continue;
+				groups_[g].members.push_back(mem);
+				flow_groups_[f][side] = g;
+			}
+		seen_.assign(groups_.size(), 0);
+	}
+
+	// Flow f's second link at offset o (side 0) or its last but one
+	// (side 1); kEnd when the path has no link between switches or the
+	// offsets' paths differ in length.
+	uint32_t side_link(uint32_t f, unsigned o, unsigned side) const
+	{
+		const uint32_t len = at_[f * k_ + 1] - at_[f * k_];
+		if (len < 3 || at_[f * k_ + o + 1] - at_[f * k_ + o] != len)
+			return kEnd;
+		return local_[at_[f * k_ + o] + (side ? len - 2 : 1)];
+	}
+
+	// Hall's condition in every group a choice since `mark` touched: its
+	// open flows can still take distinct links (a matching, Kuhn's
+	// augmenting paths). Forward checking sees a flow left with no link;
+	// this sees 18 flows left with 17.
+	bool hall_holds(size_t mark)
+	{
+		stamp_++;
+		for (size_t i = mark; i < trail_.size(); i++)
+			for (uint32_t g : flow_groups_[trail_[i].flow]) {
+				if (g == kEnd || seen_[g] == stamp_)
+					continue;
+				seen_[g] = stamp_;
+				if (!matched(groups_[g]))
+					return false;
+			}
+		return true;
+	}
+
+	bool matched(const Group &g)
+	{
+		masks_.clear();
+		uint64_t all = 0;
+		for (const Member &mem : g.members) {
+			if (chosen_[mem.flow] != kNone)
+				continue;
+			uint64_t mask = 0;
+			for (uint64_t d = dom_[mem.flow]; d; d &= d - 1)
+				mask |= 1ull << mem.slot[__builtin_ctzll(d)];
+			masks_.push_back(mask);
+			all |= mask;
+		}
+		if (size_t(__builtin_popcountll(all)) < masks_.size())
+			return false;
+		// every open flow with as many links as there are open flows:
+		// any k of them reach k links at least
+		size_t fewest = 64;
+		for (uint64_t mask : masks_)
+			fewest = std::min(fewest, size_t(__builtin_popcountll(mask)));
+		if (fewest >= masks_.size())
+			return true;
+		std::fill(std::begin(match_), std::end(match_), kEnd);
+		for (uint32_t i = 0; i < masks_.size(); i++) {
+			uint64_t visited = 0;
+			if (!augment(i, visited))
+				return false;
+		}
+		return true;
+	}
+
+	bool augment(uint32_t i, uint64_t &visited)
+	{
+		for (uint64_t free = masks_[i] & ~visited; free; free &= free - 1) {
+			const unsigned l = unsigned(__builtin_ctzll(free));
+			visited |= 1ull << l;
+			if (match_[l] == kEnd || augment(match_[l], visited)) {
+				match_[l] = i;
+				return true;
+			}
+		}
+		return false;
+	}
+
 	void undo(size_t mark)
 	{
 		while (trail_.size() > mark) {
@@ -259,7 +412,7 @@ private:
 			if (o >= k_ || !(left >> o & 1))
 				o = least_constraining(top.flow, left);
 			top.tried |= 1ull << o;
-			if (take(top.flow, o)) {
+			if (take(top.flow, o) && (!hall_ || hall_holds(top.mark))) {
 				descend = true;
 				continue;
 			}
@@ -276,6 +429,7 @@ private:
 
 	const unsigned k_;
 	const uint32_t m_;
+	const bool hall_;
 	XorShift rng_;
 	std::vector<uint32_t> at_, local_, users_at_;
 	std::vector<User> users_;
@@ -287,17 +441,23 @@ private:
 	uint32_t head_[65];
 	std::vector<Removed> trail_;
 	std::vector<Frame> stack_;
+	std::vector<Group> groups_;                      // build_groups()
+	std::vector<std::array<uint32_t, 2>> flow_groups_;
+	std::vector<uint32_t> seen_;                     // hall_holds(): stamps
+	uint32_t stamp_ = 0;
+	std::vector<uint64_t> masks_;                    // matched(): open flows' links
+	uint32_t match_[64];
 };
 
 } // namespace
 
 bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
-		 const std::vector<uint8_t> &hint, size_t &budget, uint64_t seed,
+		 const std::vector<uint8_t> &hint, bool hall, size_t &budget, uint64_t seed,
 		 std::vector<uint8_t> &out)
 {
 	if (paths.offsets == 0 || paths.offsets > 64)
 		return false;
-	StageSolver solver(paths, blocked, seed);
+	StageSolver solver(paths, blocked, hall, seed);
 	return solver.solve(hint, budget, out);
 }
 

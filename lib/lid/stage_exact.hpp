@@ -12,7 +12,8 @@
 // depth-first search with forward checking (every other flow loses the
 // offsets a choice blocks) and the fewest-offsets-left flow first, with
 // restarts: constraint propagation does what the walk cannot, it sees a
-// leaf run out of up-ports before it happens.
+// leaf run out of up-ports before it happens. Hall's condition on each
+// leaf's up-links and down-links (a matching) sees it sooner still.
 #ifndef QFT_LID_STAGE_EXACT_HPP
 #define QFT_LID_STAGE_EXACT_HPP
 
@@ -38,9 +39,10 @@ struct StagePaths {
 // blocked[link] set, found within `budget` search steps (a step is one
 // choice tried; `budget` is left with what was not spent). False: no
 // such routing, or none found in time. `hint`: each flow's offset to try
-// first (the local search's). offsets <= 64; more gives false.
+// first (the local search's). `hall`: Hall's condition on each leaf's
+// links too (fewer steps, each dearer). offsets <= 64; more gives false.
 bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
-		 const std::vector<uint8_t> &hint, size_t &budget, uint64_t seed,
+		 const std::vector<uint8_t> &hint, bool hall, size_t &budget, uint64_t seed,
 		 std::vector<uint8_t> &out);
 
 } // namespace qft

@@ -327,8 +327,8 @@ check "--comm: 1-node jobs are not slowed" pyjson "$M/rlft/jobs.json" \
 	'all(j["slowdown"] < 1.05 for j in d["jobs"] if j["nodes"] == 1)'
 check "--lmc 2: rlft scored with LID choice pair, each job also on one LID" pyjson "$M/rlft/jobs.json" \
 	'd["summary"]["lid"] == "pair" and d["summary"]["lmc"] == 2 and all("hsd_alone_1lid" in j for j in d["jobs"] if "hsd_alone" in j)'
-check "--lmc 2: the score cache keys carry the choice and the LMC" pyjson "$M/score-cache.json" \
-	'any(k.startswith("pair/lmc2:") for k in d["sets"]) and any(k.startswith("pair/lmc2:") for k in d["alone"])'
+check "--lmc 2: the score cache keys carry the choice, the LMC and the kept offsets" pyjson "$M/score-cache.json" \
+	'any(k.startswith("pair/lmc2/kept:") and "#" in k for k in d["sets"]) and any(k.startswith("pair/lmc2") for k in d["alone"])'
 check "--lmc 2: the report names the LID choice, and the figures by job size" sh -c \
 	"grep -q '^LID choice at LMC 2 .*: rlft pair (HSD alone' '$M/report.txt' &&
 	 grep -q '^By job size (what users feel)' '$M/report.txt'"
