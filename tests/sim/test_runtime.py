@@ -310,17 +310,24 @@ for g in groups:
 """
 
 
+def fake_qft(case):
+    """A stand-in qft (FAKE_QFT) and an empty fabric file in a new
+    temporary directory, kept on the test case."""
+    case.tmp = tempfile.TemporaryDirectory()
+    d = case.tmp.name
+    case.qft = os.path.join(d, "qft")
+    with open(case.qft, "w") as f:
+        f.write(FAKE_QFT)
+    os.chmod(case.qft, 0o755)
+    case.fabric = os.path.join(d, "fabric.json")
+    with open(case.fabric, "w") as f:
+        f.write("{}")
+    return d
+
+
 class TestScorerLid(unittest.TestCase):
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        d = self.tmp.name
-        self.qft = os.path.join(d, "qft")
-        with open(self.qft, "w") as f:
-            f.write(FAKE_QFT)
-        os.chmod(self.qft, 0o755)
-        self.fabric = os.path.join(d, "fabric.json")
-        with open(self.fabric, "w") as f:
-            f.write("{}")
+        d = fake_qft(self)
         self.cache = os.path.join(d, "cache.json")
 
     def tearDown(self):
@@ -399,15 +406,7 @@ class TestKeptOffsets(unittest.TestCase):
     jobs, and keeps them (Keeper, qft score --lid-in/--lid-out)."""
 
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        d = self.tmp.name
-        self.qft = os.path.join(d, "qft")
-        with open(self.qft, "w") as f:
-            f.write(FAKE_QFT)
-        os.chmod(self.qft, 0o755)
-        self.fabric = os.path.join(d, "fabric.json")
-        with open(self.fabric, "w") as f:
-            f.write("{}")
+        fake_qft(self)
 
     def tearDown(self):
         self.tmp.cleanup()
