@@ -640,6 +640,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 				pol.flow_budget = config->flow_budget;
 			pol.products = config->products != 0;
 			pol.round_up = config->round_up;
+			pol.lid_offsets = config->lid_offsets != 0;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;
@@ -723,11 +724,12 @@ qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes,
 // The body of qft_placer_place_range() and qft_placer_place().
 void place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 		 const uint8_t *eligible, const uint8_t *busy, const size_t *required,
-		 size_t required_count, qft_placement_t *out)
+		 size_t required_count, qft_placement_t *out, bool isolate = false)
 {
 	need(out, "out");
 	qft::PlacementRequest req =
 		request_of(placer, min_nodes, nodes, eligible, busy, required, required_count);
+	req.isolate = isolate;
 	placer->last.p = placer->placer->place(req);
 	tell_placement(placer->last, out);
 }
@@ -753,6 +755,17 @@ qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, ui
 	return guard(err, [&] {
 		place_range(placer, min_nodes, nodes, eligible, busy, required, required_count,
 			    out);
+	});
+}
+
+qft_status_t qft_placer_place_isolated(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
+				       const uint8_t *eligible, const uint8_t *busy,
+				       const size_t *required, size_t required_count,
+				       qft_placement_t *out, char **err)
+{
+	return guard(err, [&] {
+		place_range(placer, min_nodes, nodes, eligible, busy, required, required_count,
+			    out, true);
 	});
 }
 
@@ -829,6 +842,24 @@ size_t qft_placer_running(const qft_placer_t *placer)
 {
 	return guard_or<size_t>(__func__, 0, [&] {
 		return placer ? placer->placer->running() : 0;
+	});
+}
+
+qft_status_t qft_placer_isolate_job(qft_placer_t *placer, uint32_t job_id, int isolated,
+				    char **err)
+{
+	return guard(err, [&] {
+		need(placer, "placer");
+		if (!placer->placer->isolate_running(job_id, isolated != 0))
+			qft::fail(qft::Status::invalid, "isolation: job ", job_id,
+				  " is not running on this placer");
+	});
+}
+
+size_t qft_placer_isolated(const qft_placer_t *placer)
+{
+	return guard_or<size_t>(__func__, 0, [&] {
+		return placer ? placer->placer->isolated() : 0;
 	});
 }
 

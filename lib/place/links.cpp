@@ -7,7 +7,7 @@
 
 namespace qft {
 
-LinkUse::LinkUse(const Pgft &g) : g_(g)
+LinkUse::LinkUse(const Pgft &g, bool every_key) : g_(g), every_key_(every_key)
 {
 	for (unsigned l = 1; l < g.h(); l++) {
 		const size_t n = size_t(g.hosts() / g.M(l) * up_links(l));
@@ -27,6 +27,19 @@ void LinkUse::visit(const std::vector<uint64_t> &tree_indexes, Visit visit) cons
 		const uint64_t M = g_.M(l), U = up_links(l);
 		if (idx.empty() || idx.front() / M == idx.back() / M)
 			return; // one level-l subtree: no link at this level or above
+		if (every_key_) {
+			// the job spans out of every level-l subtree it is in
+			for (size_t a = 0; a < idx.size(); a++) {
+				const uint64_t y = idx[a] / M;
+				if (a && idx[a - 1] / M == y)
+					continue;
+				for (uint64_t r = 0; r < U; r++) {
+					visit(l, true, size_t(y * U + r));
+					visit(l, false, size_t(y * U + r));
+				}
+			}
+			continue;
+		}
 		// all[r]: the job's hosts with d mod U = r; in[r]: those in y
 		std::vector<uint32_t> all(U, 0), in(U, 0);
 		std::vector<uint64_t> keys; // residues the job has, ascending

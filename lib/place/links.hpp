@@ -16,6 +16,13 @@
 // a link iff these sets meet. Exact for D-Mod-K with LID offset 0 on a
 // complete tree; around missing cables D-Mod-K takes other ports, which
 // this does not follow (the placer's congestion score does).
+//
+// With LID offsets (LMC > 0, docs/lid-offsets.md) a flow out of y may take
+// any of y's U_l up-links and come down any of its down-links, whatever
+// the routing: every_key counts every (y, r), r < U_l, for each level-l
+// subtree y the job spans out of. Two jobs then share a link iff they span
+// out of one subtree at some level: what isolation (--qft-isolate) must
+// avoid when offsets may move a flow.
 #ifndef QFT_PLACE_LINKS_HPP
 #define QFT_PLACE_LINKS_HPP
 
@@ -28,7 +35,7 @@ namespace qft {
 
 class LinkUse {
 public:
-	explicit LinkUse(const Pgft &g);
+	explicit LinkUse(const Pgft &g, bool every_key = false);
 
 	// Adds (delta 1) or removes (delta -1) the links of the job on
 	// `tree_indexes` (any order, no repeats).
@@ -46,6 +53,7 @@ private:
 	void visit(const std::vector<uint64_t> &tree_indexes, Visit visit) const;
 
 	const Pgft g_;
+	const bool every_key_;
 	std::vector<std::vector<uint32_t>> up_, down_; // [l-1][y U_l + key]: jobs using it
 };
 

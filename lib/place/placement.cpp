@@ -64,6 +64,8 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	: fabric_(fabric), tree_(tree), router_(router), policy_(std::move(policy)),
 	  holder_(fabric.hosts().size(), 0), background_(fabric.port_count(), 0),
 	  link_names_(std::string(router.name()) == "dmodk"), links_(tree.pgft()),
+	  every_links_(tree.pgft(), policy_.lid_offsets || !link_names_),
+	  isolated_links_(tree.pgft(), policy_.lid_offsets || !link_names_),
 	  player_(fabric, router), peaks_(fabric.port_count())
 {
 	if (policy_.sample_stages == 0)
@@ -240,6 +242,8 @@ std::vector<HostOrd> Placer::reserve_of(const std::vector<HostOrd> &hosts) const
 
 void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 {
+	const auto old = jobs_.find(job_id);
+	const bool isolated = old != jobs_.end() && old->second.isolated;
 	remove_running(job_id);
 	RunningJob job;
 	job.hosts = hosts;
@@ -253,19 +257,39 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	// counts that cannot: a failed add leaves no hold behind (the C API
 	// catches the exception, and slurmctld goes on with this placer).
 	const auto it = jobs_.emplace(job_id, std::move(job)).first;
-	if (link_names_) {
-		try {
+	bool named = false;
+	try {
+		if (link_names_) {
 			links_.add(it->second.placed, 1);
-		} catch (...) {
-			jobs_.erase(it);
-			throw;
+			named = true;
 		}
+		every_links_.add(it->second.placed, 1);
+	} catch (...) {
+		if (named)
+			links_.add(it->second.placed, -1);
+		jobs_.erase(it);
+		throw;
 	}
 	for (const auto &[l, c] : it->second.peak)
 		background_[l] += c;
 	for (HostOrd h : it->second.reserved)
 		holder_[h]++;
 	last_added_ = job_id;
+	if (isolated)
+		isolate_running(job_id, true);
+}
+
+bool Placer::isolate_running(uint32_t job_id, bool isolated)
+{
+	const auto it = jobs_.find(job_id);
+	if (it == jobs_.end())
+		return false;
+	if (it->second.isolated == isolated)
+		return true;
+	isolated_links_.add(it->second.placed, isolated ? 1 : -1);
+	it->second.isolated = isolated;
+	isolated_count_ += isolated ? 1 : size_t(-1);
+	return true;
 }
 
 void Placer::remove_running(uint32_t job_id)
@@ -275,8 +299,10 @@ void Placer::remove_running(uint32_t job_id)
 		return;
 	// The link count first, as in add_running(): if it throws, the job
 	// stays whole and a later removal frees its hosts once.
+	isolate_running(job_id, false);
 	if (link_names_)
 		links_.add(it->second.placed, -1);
+	every_links_.add(it->second.placed, -1);
 	for (const auto &[l, c] : it->second.peak)
 		background_[l] -= c;
 	for (HostOrd h : it->second.reserved)
@@ -556,8 +582,23 @@ void Placer::prove(Candidate &c) const
 // ranking by congestion, else the best fit ones until one routes: the
 // prediction) and drops those missing cables leave unroutable; the first
 // such message goes to `why`.
-void Placer::score_candidates(std::vector<Candidate> &cands, std::string &why) const
+bool Placer::keeps_apart(const Search &s, const Candidate &c) const
 {
+	if (!isolated_count_ && !s.req.isolate)
+		return true;
+	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
+	return isolated_links_.shared(idx) == 0 && (!s.req.isolate || every_links_.shared(idx) == 0);
+}
+
+void Placer::score_candidates(const Search &s, std::vector<Candidate> &cands, std::string &why,
+			      size_t *apart) const
+{
+	// Isolation first: it is a rule, not a score.
+	const size_t before = cands.size();
+	cands.erase(std::remove_if(cands.begin(), cands.end(),
+				   [&](const Candidate &c) { return !keeps_apart(s, c); }),
+		    cands.end());
+	*apart += before - cands.size();
 	// Best fit first, so that equal scores keep the tightest packing.
 	std::stable_sort(cands.begin(), cands.end(), [](const Candidate &a, const Candidate &b) {
 		return a.free_left < b.free_left;
@@ -616,9 +657,17 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 		return std::nullopt;
 	}
 	Search s{req, std::vector<bool>(hosts, false), {}};
+	// an isolated job shares its nodes with no one
+	std::vector<bool> isolated_host(isolated_count_ ? hosts : 0, false);
+	if (isolated_count_)
+		for (const auto &[id, job] : jobs_)
+			if (job.isolated)
+				for (HostOrd h : job.hosts)
+					isolated_host[h] = true;
 	size_t free_count = 0;
 	for (HostOrd h = 0; h < hosts; h++) {
-		const bool room = !holder_[h] || (!req.shared.empty() && req.shared[h]);
+		const bool room = !holder_[h] || (!req.shared.empty() && req.shared[h] &&
+						  (isolated_host.empty() || !isolated_host[h]));
 		s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone && room &&
 			    (req.busy.empty() || !req.busy[h]);
 		free_count += s.free[h];
@@ -663,30 +712,40 @@ Placement Placer::place(const PlacementRequest &req) const
 	// Each source of candidates in turn, until one gives a routable one.
 	std::vector<Candidate> cands;
 	std::string unroutable;
+	size_t apart = 0; // candidates isolation dropped
 	if (policy_.products) {
 		const std::vector<uint64_t> leaves = leaf_masks(*s);
 		products_in_range(*s, leaves, cands);
-		score_candidates(cands, unroutable);
+		score_candidates(*s, cands, unroutable, &apart);
 		if (cands.empty()) {
 			two_leaf_candidates(*s, leaves, cands);
-			score_candidates(cands, unroutable);
+			score_candidates(*s, cands, unroutable, &apart);
 		}
 		if (cands.empty() && policy_.round_up) {
 			near_products(*s, leaves, req.nodes, cands);
-			score_candidates(cands, unroutable);
+			score_candidates(*s, cands, unroutable, &apart);
 		}
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		candidates_at(l, *s, cands);
-		score_candidates(cands, unroutable);
+		score_candidates(*s, cands, unroutable, &apart);
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		best_fit_at(l, *s, cands);
-		score_candidates(cands, unroutable);
+		score_candidates(*s, cands, unroutable, &apart);
 	}
 	if (cands.empty()) {
 		cands.push_back(tree_order_candidate(*s));
-		score_candidates(cands, unroutable);
+		score_candidates(*s, cands, unroutable, &apart);
+	}
+	if (cands.empty() && apart) {
+		p.reason = req.isolate ? cat("isolation: each of ", apart,
+					     " candidates shares a switch link with a running job")
+				       : cat("isolation: each of ", apart,
+					     " candidates shares a switch link with an isolated job");
+		if (!unroutable.empty())
+			p.reason += cat(" (others unroutable: ", unroutable, ")");
+		return p; // not_now: links free as jobs end
 	}
 	if (cands.empty()) {
 		p.reason = cat("every candidate is unroutable: ", unroutable);

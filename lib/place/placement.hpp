@@ -88,6 +88,11 @@ struct PlacementPolicy {
 	// uses; under Remainder::reserve the rest of that product stays idle
 	// while it runs. 0: no near products.
 	uint32_t round_up = 0;
+	// Jobs may take LID offsets (LMC > 0 and a LID choice): isolation
+	// then keeps whole subtrees apart (LinkUse every_key), since an offset
+	// may move a flow to any up-link of the subtree it leaves; false: the
+	// links D-Mod-K names, where the routing is D-Mod-K.
+	bool lid_offsets = false;
 };
 
 // A job's predicted congestion alone (seed 000 section VII: the average
@@ -113,6 +118,10 @@ struct PlacementRequest {
 					// yet with room for this job beside
 					// them (shared nodes); empty: none
 	std::vector<HostOrd> required;  // must be among the hosts
+	// --qft-isolate: share no switch link with any running job (see
+	// Placer::isolate_running); a candidate that would is dropped, and
+	// with none left the job is not placed now.
+	bool isolate = false;
 };
 
 // What a candidate is, from the most to the least congestion-free.
@@ -194,6 +203,15 @@ public:
 	void add_running(uint32_t job_id, const std::vector<HostOrd> &hosts);
 	void remove_running(uint32_t job_id);
 	size_t running() const { return jobs_.size(); }
+	// A running job that shares no switch link with any other while it
+	// runs (--qft-isolate, issue 33): no later placement takes its hosts
+	// (shared nodes included) or a link of it; a request with `isolate`
+	// also keeps off every other running job's links. Links: every link
+	// of the subtrees a job spans out of under policy lid_offsets or a
+	// routing other than D-Mod-K, else D-Mod-K's (lib/place/links.hpp).
+	// Kept when add_running() replaces the job; false for an unknown id.
+	bool isolate_running(uint32_t job_id, bool isolated);
+	size_t isolated() const { return isolated_count_; }
 	bool holds(HostOrd h) const { return holder_[h] != 0; }
 
 	// Sampled HSD of a host set in the given rank order: alone, and with
@@ -226,6 +244,7 @@ private:
 		std::vector<uint64_t> placed; // tree indexes of its hosts in the tree
 		std::vector<std::pair<PortIdx, uint32_t>> peak; // link, busiest stage load
 		Prediction alone; // what predict() gives its hosts
+		bool isolated = false;
 	};
 	// Stages to play for n ranks: the pattern's, at most `cap` and what
 	// `flows` routed flows allow (a stage routes at most n flows in every
@@ -341,7 +360,12 @@ private:
 	void prove(Candidate &c) const;
 	// Keeps the best fitting max_candidates, scores them and drops the
 	// unroutable ones (why: the first message).
-	void score_candidates(std::vector<Candidate> &cands, std::string &why) const;
+	// Candidates that would break isolation go first, counted in *apart.
+	void score_candidates(const Search &s, std::vector<Candidate> &cands, std::string &why,
+			      size_t *apart) const;
+	// Whether a candidate keeps isolation: off the isolated jobs' links
+	// and, for an isolating request, off every running job's.
+	bool keeps_apart(const Search &s, const Candidate &c) const;
 
 	const Fabric &fabric_;
 	const Tree &tree_;
@@ -354,6 +378,10 @@ private:
 	std::vector<uint32_t> background_; // by link: sum of the running jobs' peaks
 	const bool link_names_;            // the routing is D-Mod-K: links_ names its links
 	LinkUse links_;                    // switch links the running jobs use
+	// Isolation's count of links (every_key unless D-Mod-K without
+	// offsets): every running job's, and the isolated jobs' alone.
+	LinkUse every_links_, isolated_links_;
+	size_t isolated_count_ = 0;
 	// Scratch of every play (slurmctld calls the placer under its locks,
 	// one call at a time).
 	mutable StagePlayer player_;

@@ -197,6 +197,143 @@ void shared_links_of_candidates_are_exact(void **)
 	assert_true(sharing > 0 && sharing < checked);
 }
 
+// --- isolation (--qft-isolate, issue 33) ----------------------------------
+
+// The level-l subtrees (l >= 1) a host set spans out of: (level, subtree)
+// for every level below the one whose single subtree holds it all.
+std::set<std::pair<unsigned, uint64_t>> spanned(const World &w, const std::vector<HostOrd> &hosts)
+{
+	std::set<std::pair<unsigned, uint64_t>> out;
+	const Pgft &g = w.tree->pgft();
+	for (unsigned l = 1; l < g.h(); l++) {
+		std::set<uint64_t> ys;
+		for (HostOrd h : hosts)
+			ys.insert(w.tree->host_index(h) / g.M(l));
+		if (ys.size() < 2)
+			break;
+		for (uint64_t y : ys)
+			out.insert({l, y});
+	}
+	return out;
+}
+
+bool meet(const std::vector<HostOrd> &a, const std::vector<HostOrd> &b)
+{
+	std::set<HostOrd> sa(a.begin(), a.end());
+	return std::any_of(b.begin(), b.end(), [&](HostOrd h) { return sa.count(h) > 0; });
+}
+
+// An isolated running job: every job placed after it shares no switch
+// link with it (lib/score's count, all-to-all in both) and none of its
+// hosts, shared nodes included; a job that asks isolation shares no link
+// with any running job, or is not placed now, saying why. With LID offsets
+// (every_key) the subtrees the jobs span out of are disjoint. The same
+// stream without the isolation shares links: the rule is what keeps them
+// apart.
+void isolated_jobs_share_no_link(void **)
+{
+	for (bool offsets : {false, true}) {
+		World w;
+		PlacementPolicy pol = w.placer->policy();
+		pol.lid_offsets = offsets;
+		w.set_policy(pol);
+		World plain; // the same stream, no one isolated
+		Placement a = w.place(400); // two pods and some
+		w.placer->add_running(1, a.chosen.hosts);
+		plain.placer->add_running(1, a.chosen.hosts);
+		assert_true(w.placer->isolate_running(1, true));
+		assert_false(w.placer->isolate_running(99, true));
+		assert_int_equal(w.placer->isolated(), 1);
+		std::vector<std::vector<HostOrd>> running{a.chosen.hosts};
+		size_t placed = 0, waits = 0, shared_plain = 0;
+		uint32_t id = 2;
+		// four pods nearly full: 260 fits only with the rest of A's
+		// second pod, sharing its links with A; isolated, it waits
+		for (uint32_t n : {320u, 320u, 320u, 320u, 260u, 23u, 30u, 7u, 41u, 12u}) {
+			PlacementRequest req;
+			req.nodes = n;
+			req.eligible.assign(w.fabric.hosts().size(), true);
+			Placement p = w.placer->place(req);
+			Placement q = plain.placer->place(req);
+			if (q.outcome == Placement::placed)
+				shared_plain += links_shared(plain, {a.chosen.hosts, q.chosen.hosts}) > 0;
+			if (p.outcome != Placement::placed) {
+				assert_int_equal(p.outcome, Placement::not_now);
+				assert_true(p.reason.rfind("isolation:", 0) == 0);
+				waits++;
+				continue;
+			}
+			placed++;
+			assert_false(meet(a.chosen.hosts, p.chosen.hosts));
+			assert_int_equal(links_shared(w, {a.chosen.hosts, p.chosen.hosts}), 0);
+			if (offsets)
+				for (const auto &ly : spanned(w, p.chosen.hosts))
+					assert_int_equal(spanned(w, a.chosen.hosts).count(ly), 0);
+			w.placer->add_running(id, p.chosen.hosts);
+			plain.placer->add_running(id++, p.chosen.hosts);
+			running.push_back(p.chosen.hosts);
+		}
+		// A job that asks isolation beside all of them.
+		size_t apart = 0, refused = 0;
+		for (uint32_t n : {6u, 18u, 36u, 90u, 120u}) {
+			PlacementRequest req;
+			req.nodes = n;
+			req.eligible.assign(w.fabric.hosts().size(), true);
+			req.isolate = true;
+			Placement p = w.placer->place(req);
+			if (p.outcome != Placement::placed) {
+				assert_int_equal(p.outcome, Placement::not_now);
+				print_message("offsets %d: %u nodes apart from all: %s\n", offsets, n,
+					      p.reason.c_str());
+				refused += p.reason.rfind("isolation: ", 0) == 0;
+				continue;
+			}
+			apart++;
+			for (const auto &r : running) {
+				assert_false(meet(r, p.chosen.hosts));
+				assert_int_equal(links_shared(w, {r, p.chosen.hosts}), 0);
+			}
+		}
+		assert_true(apart > 0 && refused > 0);
+		// Shared nodes (CR_Core): never the isolated job's, a running
+		// job's otherwise.
+		PlacementRequest beside;
+		beside.nodes = 1;
+		beside.eligible.assign(w.fabric.hosts().size(), true);
+		beside.shared.assign(w.fabric.hosts().size(), true);
+		beside.required = {running[1].front()};
+		assert_int_equal(w.placer->place(beside).outcome, Placement::placed);
+		beside.required = {a.chosen.hosts.front()};
+		Placement b = w.placer->place(beside);
+		assert_int_equal(b.outcome, Placement::not_now);
+		assert_true(b.reason.find("is busy") != std::string::npos);
+		print_message("offsets %d: %zu of 10 jobs placed beside the isolated one, none sharing, %zu wait; %zu of the same without isolation share links\n",
+			      offsets, placed, waits, shared_plain);
+		assert_true(placed >= 5 && waits > 0);
+		assert_true(shared_plain > 0);
+		// The isolation ends with the job, or when lifted.
+		assert_true(w.placer->isolate_running(1, false));
+		assert_int_equal(w.placer->isolated(), 0);
+	}
+	// An isolated job across the pods leaves no room for another across them.
+	World w;
+	PlacementPolicy pol = w.placer->policy();
+	pol.lid_offsets = true;
+	w.set_policy(pol);
+	Placement big = w.place(1000);
+	w.placer->add_running(1, big.chosen.hosts);
+	w.placer->add_running(1, big.chosen.hosts); // replaced: stays as it was
+	assert_true(w.placer->isolate_running(1, true));
+	w.placer->add_running(1, big.chosen.hosts); // replaced: stays isolated
+	assert_int_equal(w.placer->isolated(), 1);
+	Placement p = w.place(800);
+	assert_int_equal(p.outcome, Placement::not_now);
+	print_message("800 nodes beside an isolated 1000: %s\n", p.reason.c_str());
+	w.placer->remove_running(1);
+	assert_int_equal(w.placer->isolated(), 0);
+	assert_int_equal(w.place(800).outcome, Placement::placed);
+}
+
 // Sizes with no product up to 2 m_1 = 36 (19, 23, 29, 31 are prime): two
 // leaves of one level-2 subtree, congestion-free by construction and by
 // lib/score, the pair leaving the fewest free hosts.
@@ -779,6 +916,7 @@ int main(void)
 		cmocka_unit_test(claims_of_congestion_freedom_hold),
 		cmocka_unit_test(the_earliest_shape_ahead),
 		cmocka_unit_test(shared_links_of_candidates_are_exact),
+		cmocka_unit_test(isolated_jobs_share_no_link),
 		cmocka_unit_test(two_leaves_when_no_product_fits),
 		cmocka_unit_test(near_product_when_no_product_fits),
 		cmocka_unit_test(running_jobs_steer_new_ones),

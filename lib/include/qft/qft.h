@@ -234,6 +234,9 @@ typedef struct qft_placer_config {
 				 * may take the first N hosts of one up to
 				 * this % larger, a "near_product" (qft.conf
 				 * RoundUp=); 0: never */
+	int lid_offsets;        /* jobs may take LID offsets (LMC > 0, a LID
+				 * choice): isolation keeps whole subtrees
+				 * apart (qft_placer_isolate_job) */
 } qft_placer_config_t;
 
 /* A job's predicted congestion alone, for the placer's pattern: the hot-spot
@@ -340,6 +343,22 @@ QFT_EXPORT qft_status_t qft_placer_add_job(qft_placer_t *placer, uint32_t job_id
 					   char **err);
 QFT_EXPORT void qft_placer_remove_job(qft_placer_t *placer, uint32_t job_id);
 QFT_EXPORT size_t qft_placer_running(const qft_placer_t *placer);
+/* Isolation (--qft-isolate, docs/isolation.md): a running job marked
+ * isolated shares no switch link with any job placed after it, nor its
+ * nodes; it stays marked when added again with other hosts. QFT_EINVAL for
+ * a job the placer does not track. */
+QFT_EXPORT qft_status_t qft_placer_isolate_job(qft_placer_t *placer, uint32_t job_id,
+					       int isolated, char **err);
+/* Running jobs marked isolated. */
+QFT_EXPORT size_t qft_placer_isolated(const qft_placer_t *placer);
+/* As qft_placer_place_range(), for a job that asks isolation: only a
+ * candidate that shares no switch link with any running job; else
+ * QFT_NOT_NOW, the reason saying so. */
+QFT_EXPORT qft_status_t qft_placer_place_isolated(qft_placer_t *placer, uint32_t min_nodes,
+						  uint32_t nodes, const uint8_t *eligible,
+						  const uint8_t *busy, const size_t *required,
+						  size_t required_count, qft_placement_t *out,
+						  char **err);
 /* The prediction for `hosts` (ordinals, in rank order) alone: every stage of
  * the pattern, or stages_played = min(1024, max(1, flow budget / count))
  * evenly spread ones when it has more. Called right after

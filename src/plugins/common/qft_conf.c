@@ -480,6 +480,9 @@ static const qft_ops_t _local_ops = {
 	.placer_record_lids = qft_placer_record_lids,
 	.placer_copy_lids = qft_placer_copy_lids,
 	.placer_lid_jobs = qft_placer_lid_jobs,
+	.placer_isolate_job = qft_placer_isolate_job,
+	.placer_isolated = qft_placer_isolated,
+	.placer_place_isolated = qft_placer_place_isolated,
 };
 
 extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)

@@ -174,6 +174,14 @@ typedef struct qft_ops {
 					   const qft_lid_choice_t *choice, char **err);
 	size_t (*placer_copy_lids)(qft_placer_t *to, const qft_placer_t *from);
 	size_t (*placer_lid_jobs)(const qft_placer_t *placer);
+	qft_status_t (*placer_isolate_job)(qft_placer_t *placer, uint32_t job_id, int isolated,
+					   char **err);
+	size_t (*placer_isolated)(const qft_placer_t *placer);
+	qft_status_t (*placer_place_isolated)(qft_placer_t *placer, uint32_t min_nodes,
+					      uint32_t nodes, const uint8_t *eligible,
+					      const uint8_t *busy, const size_t *required,
+					      size_t required_count, qft_placement_t *out,
+					      char **err);
 } qft_ops_t;
 
 typedef struct qft_shared_fabric {
