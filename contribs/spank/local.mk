@@ -8,15 +8,21 @@ SPANK_QFT_LID = contribs/spank/spank_qft_lid.so
 # LD_PRELOAD's entry unless plugstack.conf says interposer=PATH
 spank_interposer = $(libdir)/libqft-lid.so
 plugin_DATA += $(SPANK_QFT_LID)
-CLEANFILES += $(SPANK_QFT_LID) contribs/spank/spank_qft_lid.o
+CLEANFILES += $(SPANK_QFT_LID) contribs/spank/spank_qft_lid.o contribs/spank/qft_request.o
 
 contribs/spank/spank_qft_lid.o: $(srcdir)/contribs/spank/spank_qft_lid.c \
-		$(srcdir)/contribs/verbs/lid_table.h
+		$(srcdir)/contribs/verbs/lid_table.h $(srcdir)/contribs/spank/qft_request.h
 	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(PLUGIN_CPPFLAGS) -DQFT_LID_INTERPOSER='"$(spank_interposer)"' \
 		$(PLUGIN_CFLAGS) -c -o $@ $(srcdir)/contribs/spank/spank_qft_lid.c
-$(SPANK_QFT_LID): contribs/spank/spank_qft_lid.o $(srcdir)/contribs/spank/spank_qft_lid.map
+contribs/spank/qft_request.o: $(srcdir)/contribs/spank/qft_request.c \
+		$(srcdir)/contribs/spank/qft_request.h
+	@$(MKDIR_P) $(@D)
+	$(AM_V_CC)$(CC) $(PLUGIN_CPPFLAGS) $(PLUGIN_CFLAGS) -c -o $@ $(srcdir)/contribs/spank/qft_request.c
+$(SPANK_QFT_LID): contribs/spank/spank_qft_lid.o contribs/spank/qft_request.o \
+		$(srcdir)/contribs/spank/spank_qft_lid.map
 	$(AM_V_CCLD)$(CC) -shared -fPIC -Wl,-z,relro -o $@ contribs/spank/spank_qft_lid.o \
+		contribs/spank/qft_request.o \
 		-Wl,--version-script=$(srcdir)/contribs/spank/spank_qft_lid.map
 
 # select/rlft writes QFT_LID_DIGEST with the interposer's lid_digest()
@@ -26,4 +32,5 @@ src/plugins/select/rlft/rlft_lid.o: $(srcdir)/contribs/verbs/lid_table.h
 check-slurm: $(SPANK_QFT_LID)
 endif
 EXTRA_DIST += contribs/spank/spank_qft_lid.c contribs/spank/spank_qft_lid.map \
+	contribs/spank/qft_request.c contribs/spank/qft_request.h \
 	contribs/spank/README.md

@@ -79,6 +79,7 @@
 
 #include <slurm/spank.h>
 
+#include "contribs/spank/qft_request.h"
 #include "contribs/verbs/lid_table.h"
 
 /* plugin_name "qft_lid", plugin_type "spank", plugin_version */
@@ -190,6 +191,11 @@ extern int slurm_spank_init(spank_t sp, int ac, char **av)
 		slurm_error(PLUGIN ": cannot register --%s", lid_option.name);
 		return -1;
 	}
+	/* --qft-isolate, --qft-shape-wait: only sbatch, salloc and srun
+	 * send them; slurmstepd registers them so that srun's replay of the
+	 * options to each step finds them */
+	if (qft_request_register(sp))
+		return -1;
 	return rc;
 }
 
@@ -211,7 +217,11 @@ extern int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	(void) av;
 	if ((ctx == S_CTX_REMOTE) && qft.conf_ok)
 		return _wait_decision(sp);
-	if (((ctx != S_CTX_LOCAL) && (ctx != S_CTX_ALLOCATOR)) || (qft.opt_mode == MODE_UNSET))
+	if ((ctx != S_CTX_LOCAL) && (ctx != S_CTX_ALLOCATOR))
+		return 0;
+	if (qft_request_send(sp))
+		return -1;
+	if (qft.opt_mode == MODE_UNSET)
 		return 0;
 	err = spank_job_control_setenv(sp, "QFT_LID", mode_names[qft.opt_mode], 1);
 	if (err != ESPANK_SUCCESS) {
@@ -295,6 +305,7 @@ extern int slurm_spank_exit(spank_t sp, int ac, char **av)
 	qft.waited = false;
 	qft.opt_mode = MODE_UNSET;
 	qft.conf_ok = false;
+	qft_request_reset();
 	return 0;
 }
 

@@ -724,12 +724,18 @@ qft::PlacementRequest request_of(const qft_placer_t *placer, uint32_t min_nodes,
 // The body of qft_placer_place_range() and qft_placer_place().
 void place_range(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
 		 const uint8_t *eligible, const uint8_t *busy, const size_t *required,
-		 size_t required_count, qft_placement_t *out, bool isolate = false)
+		 size_t required_count, qft_placement_t *out,
+		 const qft_place_request_t *more = nullptr)
 {
 	need(out, "out");
 	qft::PlacementRequest req =
 		request_of(placer, min_nodes, nodes, eligible, busy, required, required_count);
-	req.isolate = isolate;
+	if (more) {
+		req.isolate = more->isolate != 0;
+		if (more->ended_count)
+			need(more->ended, "ended");
+		req.ended.assign(more->ended, more->ended + more->ended_count);
+	}
 	placer->last.p = placer->placer->place(req);
 	tell_placement(placer->last, out);
 }
@@ -758,14 +764,14 @@ qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t min_nodes, ui
 	});
 }
 
-qft_status_t qft_placer_place_isolated(qft_placer_t *placer, uint32_t min_nodes, uint32_t nodes,
-				       const uint8_t *eligible, const uint8_t *busy,
-				       const size_t *required, size_t required_count,
-				       qft_placement_t *out, char **err)
+qft_status_t qft_placer_place_request(qft_placer_t *placer, const qft_place_request_t *request,
+				      qft_placement_t *out, char **err)
 {
 	return guard(err, [&] {
-		place_range(placer, min_nodes, nodes, eligible, busy, required, required_count,
-			    out, true);
+		need(request, "request");
+		place_range(placer, request->min_nodes, request->nodes, request->eligible,
+			    request->busy, request->required, request->required_count, out,
+			    request);
 	});
 }
 

@@ -584,10 +584,12 @@ void Placer::prove(Candidate &c) const
 // such message goes to `why`.
 bool Placer::keeps_apart(const Search &s, const Candidate &c) const
 {
-	if (!isolated_count_ && !s.req.isolate)
+	if (!s.isolated && !s.req.isolate)
 		return true;
 	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
-	return isolated_links_.shared(idx) == 0 && (!s.req.isolate || every_links_.shared(idx) == 0);
+	const LinkUse &iso = s.isolated_links ? *s.isolated_links : isolated_links_;
+	const LinkUse &every = s.every_links ? *s.every_links : every_links_;
+	return iso.shared(idx) == 0 && (!s.req.isolate || every.shared(idx) == 0);
 }
 
 void Placer::score_candidates(const Search &s, std::vector<Candidate> &cands, std::string &why,
@@ -656,18 +658,41 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 		p.reason = cat(req.nodes, " nodes requested, ", eligible, " eligible");
 		return std::nullopt;
 	}
-	Search s{req, std::vector<bool>(hosts, false), {}};
+	Search s{req, std::vector<bool>(hosts, false), {}, {}, {}, isolated_count_};
+	// the running jobs taken as ended free their hosts and links
+	std::vector<uint32_t> held;
+	for (uint32_t id : req.ended) {
+		const auto it = jobs_.find(id);
+		if (it == jobs_.end())
+			continue;
+		if (held.empty())
+			held = holder_;
+		for (HostOrd h : it->second.reserved)
+			held[h]--;
+		if (!s.isolated_links && (isolated_count_ || req.isolate)) {
+			s.isolated_links.emplace(isolated_links_);
+			s.every_links.emplace(every_links_);
+		}
+		if (s.isolated_links) {
+			s.every_links->add(it->second.placed, -1);
+			if (it->second.isolated)
+				s.isolated_links->add(it->second.placed, -1);
+		}
+		s.isolated -= it->second.isolated;
+	}
+	const std::vector<uint32_t> &holds = held.empty() ? holder_ : held;
 	// an isolated job shares its nodes with no one
-	std::vector<bool> isolated_host(isolated_count_ ? hosts : 0, false);
-	if (isolated_count_)
+	std::vector<bool> isolated_host(s.isolated ? hosts : 0, false);
+	if (s.isolated)
 		for (const auto &[id, job] : jobs_)
-			if (job.isolated)
+			if (job.isolated &&
+			    std::find(req.ended.begin(), req.ended.end(), id) == req.ended.end())
 				for (HostOrd h : job.hosts)
 					isolated_host[h] = true;
 	size_t free_count = 0;
 	for (HostOrd h = 0; h < hosts; h++) {
-		const bool room = !holder_[h] || (!req.shared.empty() && req.shared[h] &&
-						  (isolated_host.empty() || !isolated_host[h]));
+		const bool room = !holds[h] || (!req.shared.empty() && req.shared[h] &&
+						(isolated_host.empty() || !isolated_host[h]));
 		s.free[h] = req.eligible[h] && tree_.host_index(h) != kNone && room &&
 			    (req.busy.empty() || !req.busy[h]);
 		free_count += s.free[h];

@@ -122,6 +122,9 @@ struct PlacementRequest {
 	// Placer::isolate_running); a candidate that would is dropped, and
 	// with none left the job is not placed now.
 	bool isolate = false;
+	// Running jobs taken as ended: their hosts free, their links unused
+	// (backfill's plan at a later time: the jobs whose nodes it offers).
+	std::vector<uint32_t> ended;
 };
 
 // What a candidate is, from the most to the least congestion-free.
@@ -267,6 +270,10 @@ private:
 		std::vector<bool> free; // by host ordinal
 		Counts counts;          // by tree index
 		bool has_required(const std::vector<HostOrd> &hosts) const;
+		// isolation's link counts without req.ended's jobs; empty: the
+		// placer's own (no job ended)
+		std::optional<LinkUse> isolated_links, every_links;
+		size_t isolated = 0; // isolated jobs still running
 	};
 	// Digits of level l, for the product search and hulls: m_l on a PGFT,
 	// S_l / S_{l-1} on a QFT (its level-(l-1) QFT sub-trees in a level-l

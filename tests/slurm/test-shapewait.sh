@@ -14,7 +14,9 @@
 #   free: L0 p0-p2, L1 p0-p2, L2 p3, L3 p1-p3 (10 hosts, no 3 x 3);
 #   when R ends, L0-L2 x p0-p2 is one.
 #   1. ShapeWait=100 and a 1-minute limit: R's end (2 min) is beyond the
-#      job's wait; it starts now, not congestion-free.
+#      job's wait; it starts now, not congestion-free. With its own
+#      --qft-shape-wait=5 (spank/qft_lid) the same job waits for R's end;
+#      a 10-minute job with --qft-shape-wait=0 starts now.
 #   2. With a 10-minute limit it waits: PENDING, slurmctld says why, and
 #      backfill plans it at R's end (squeue --start). A second such job
 #      waits too, but with ShapeHolds=1 only the first holds its shape in
@@ -38,9 +40,11 @@ plugin_dir "$T/plugins"
 "$QFT" gen pgft "2;4,4;1,4;1,1" -o "$T/fabric.json" 2>/dev/null
 tree_names "$T/fabric.json" >"$T/nodes"
 printf 'FabricFile=%s\nShapes=products\nShapeWait=100\nShapeHolds=1\n' "$T/fabric.json" >"$T/qft.conf"
+SPANK=$(cd "$QFT_PLUGIN_BUILD/../../contribs/spank" && pwd)/spank_qft_lid.so
+echo "optional $SPANK" >"$T/plugstack.conf"
 W=$T/c
 start_cluster "$W" --node-file "$T/nodes" -p "$T/plugins" -t topology/qft -s select/rlft \
-	-c "$T/qft.conf" -e "SlurmctldDebug=verbose" -e "DebugFlags=SelectType" \
+	-c "$T/qft.conf" -c "$T/plugstack.conf" -e "SlurmctldDebug=verbose" -e "DebugFlags=SelectType" \
 	-e "SchedulerParameters=bf_interval=2" ||
 	{ cat "$W.start.out"; bad "cluster did not start"; finish; }
 BIN=$W/bin
@@ -95,6 +99,23 @@ expect_eq "1-minute job (wait 60 s, R ends in 120 s): starts now" "$(state "$a")
 expect_eq "1-minute job: QFT_CONGESTION_FREE" "$(env_of "$a" QFT_CONGESTION_FREE)" no
 "$BIN/scancel" "$a"
 gone "$a"
+sleep 2
+a=$(submit 9 --time=1 --qft-shape-wait=5)
+sleep 4
+expect_eq "1-minute job with --qft-shape-wait=5 (300 s): waits for R's end" "$(state "$a")" PENDING
+check "slurmctld says its own wait" \
+	grep -q "select/rlft: JobId=$a waits for a congestion-free product (3x3, 9 nodes) due in .* within its ShapeWait of 300 s" "$LOG"
+"$BIN/scancel" "$a"
+gone "$a"
+a=$(submit 9 --time=10 --qft-shape-wait=0)
+wait_running "$W" "$a"
+expect_eq "10-minute job with --qft-shape-wait=0: starts now" "$(state "$a")" RUNNING
+expect_eq "10-minute job with --qft-shape-wait=0: QFT_CONGESTION_FREE" "$(env_of "$a" QFT_CONGESTION_FREE)" no
+"$BIN/scancel" "$a"
+gone "$a"
+check "--qft-shape-wait=soon fails sbatch" \
+	sh -c "! (cd '$W' && '$BIN/sbatch' -N 1 --qft-shape-wait=soon --wrap true) 2>'$T/bad.err'"
+check "naming the option and what it expects" grep -q "qft-shape-wait=soon: expected minutes" "$T/bad.err"
 sleep 2
 
 # --- 2. the shape is due within the job's wait ------------------------------

@@ -329,6 +329,19 @@ void isolated_jobs_share_no_link(void **)
 	Placement p = w.place(800);
 	assert_int_equal(p.outcome, Placement::not_now);
 	print_message("800 nodes beside an isolated 1000: %s\n", p.reason.c_str());
+	// backfill's plan at the isolated job's end: its hosts and links free
+	PlacementRequest later;
+	later.nodes = 800;
+	later.eligible.assign(w.fabric.hosts().size(), true);
+	later.ended = {1, 77}; // an unknown id is no job
+	Placement q = w.placer->place(later);
+	assert_int_equal(q.outcome, Placement::placed);
+	assert_true(meet(big.chosen.hosts, q.chosen.hosts));
+	later.isolate = true;
+	assert_int_equal(w.placer->place(later).outcome, Placement::placed);
+	later.ended.clear();
+	assert_int_equal(w.placer->place(later).outcome, Placement::not_now);
+	assert_int_equal(w.placer->isolated(), 1); // a plan changes nothing
 	w.placer->remove_running(1);
 	assert_int_equal(w.placer->isolated(), 0);
 	assert_int_equal(w.place(800).outcome, Placement::placed);

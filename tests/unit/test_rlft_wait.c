@@ -31,6 +31,14 @@ static void wait_from_limits(void **state)
 	j.part_max = 0;
 	assert_true(rlft_shape_wait(&j, 10, 0) == 0);
 	assert_true(rlft_shape_wait(&j, 10, 300) == 300);
+	/* --qft-shape-wait=MINUTES: the job's own, with ShapeWait= or
+	 * without, under ShapeWaitMax=; 0: this job never waits */
+	j = (rlft_wait_job_t){.limit = 10, .own_set = true, .own = 3};
+	assert_true(rlft_shape_wait(&j, 0, 0) == 180);
+	assert_true(rlft_shape_wait(&j, 100, 0) == 180);
+	assert_true(rlft_shape_wait(&j, 100, 60) == 60);
+	j.own = 0;
+	assert_true(rlft_shape_wait(&j, 100, 0) == 0);
 }
 
 static void wait_counted_from_since(void **state)

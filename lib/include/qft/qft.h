@@ -351,14 +351,28 @@ QFT_EXPORT qft_status_t qft_placer_isolate_job(qft_placer_t *placer, uint32_t jo
 					       int isolated, char **err);
 /* Running jobs marked isolated. */
 QFT_EXPORT size_t qft_placer_isolated(const qft_placer_t *placer);
-/* As qft_placer_place_range(), for a job that asks isolation: only a
- * candidate that shares no switch link with any running job; else
- * QFT_NOT_NOW, the reason saying so. */
-QFT_EXPORT qft_status_t qft_placer_place_isolated(qft_placer_t *placer, uint32_t min_nodes,
-						  uint32_t nodes, const uint8_t *eligible,
-						  const uint8_t *busy, const size_t *required,
-						  size_t required_count, qft_placement_t *out,
-						  char **err);
+/* A request of qft_placer_place_request(): qft_placer_place_range()'s
+ * arguments, and: */
+typedef struct qft_place_request {
+	uint32_t min_nodes, nodes;
+	const uint8_t *eligible;
+	const uint8_t *busy;      /* may be NULL */
+	const size_t *required;
+	size_t required_count;
+	int isolate;              /* the job asks isolation: only a candidate
+				   * that shares no switch link with any
+				   * running job; else QFT_NOT_NOW, the reason
+				   * starting "isolation: " */
+	const uint32_t *ended;    /* running jobs taken as ended: hosts free,
+				   * links unused (backfill's plan of a later
+				   * start); may be NULL */
+	size_t ended_count;
+} qft_place_request_t;
+/* As qft_placer_place_range(), with the request's isolation and ended
+ * jobs. */
+QFT_EXPORT qft_status_t qft_placer_place_request(qft_placer_t *placer,
+						 const qft_place_request_t *request,
+						 qft_placement_t *out, char **err);
 /* The prediction for `hosts` (ordinals, in rank order) alone: every stage of
  * the pattern, or stages_played = min(1024, max(1, flow budget / count))
  * evenly spread ones when it has more. Called right after

@@ -60,6 +60,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"LidPairMaxNodes", S_P_UINT32},
 	{"LidTableWait", S_P_UINT32},
 	{"LidTestDelay", S_P_UINT32},
+	{"IsolatePartitions", S_P_STRING},
 	{NULL}
 };
 
@@ -171,6 +172,14 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	/* No default: StateSaveLocation is on the controller, where jobs
 	 * usually cannot read; QFT_HOSTS carries the same list. */
 	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
+	s_p_get_string(&conf->isolate_partitions, "IsolatePartitions", tbl);
+	if (conf->isolate_partitions &&
+	    (!conf->isolate_partitions[0] || strchr(conf->isolate_partitions, ' ') ||
+	     strstr(conf->isolate_partitions, ",,") || conf->isolate_partitions[0] == ',')) {
+		*why = xstrdup_printf("%s: IsolatePartitions=%s, expected partition names separated by commas",
+				      conf->path, conf->isolate_partitions);
+		return SLURM_ERROR;
+	}
 	return _read_routing(conf, tbl, why);
 }
 
@@ -223,6 +232,7 @@ extern void qft_conf_free(qft_conf_t *conf)
 	xfree(conf->host_name_regex);
 	xfree(conf->pattern);
 	xfree(conf->hostfile_dir);
+	xfree(conf->isolate_partitions);
 	xfree(conf->routing);
 	xfree(conf->fabric_source);
 	xfree(conf->fabric_refused);
@@ -482,7 +492,7 @@ static const qft_ops_t _local_ops = {
 	.placer_lid_jobs = qft_placer_lid_jobs,
 	.placer_isolate_job = qft_placer_isolate_job,
 	.placer_isolated = qft_placer_isolated,
-	.placer_place_isolated = qft_placer_place_isolated,
+	.placer_place_request = qft_placer_place_request,
 };
 
 extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)

@@ -57,6 +57,9 @@ typedef struct {
 	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 0: no cap */
 	uint32_t lid_table_wait;    /* LidTableWait=, seconds, default 120 */
 	uint32_t lid_test_delay;    /* LidTestDelay=, seconds, tests only */
+	char *isolate_partitions;   /* IsolatePartitions=, comma-separated:
+				     * their jobs are isolated unless they
+				     * say --qft-isolate=no; NULL: none */
 	/* Set by qft_conf_load_fabric(): the file the fabric came from
 	 * (fabric_file, or the kept copy), and, when it is the copy, why
 	 * fabric_file was refused. */
@@ -177,11 +180,9 @@ typedef struct qft_ops {
 	qft_status_t (*placer_isolate_job)(qft_placer_t *placer, uint32_t job_id, int isolated,
 					   char **err);
 	size_t (*placer_isolated)(const qft_placer_t *placer);
-	qft_status_t (*placer_place_isolated)(qft_placer_t *placer, uint32_t min_nodes,
-					      uint32_t nodes, const uint8_t *eligible,
-					      const uint8_t *busy, const size_t *required,
-					      size_t required_count, qft_placement_t *out,
-					      char **err);
+	qft_status_t (*placer_place_request)(qft_placer_t *placer,
+					     const qft_place_request_t *request,
+					     qft_placement_t *out, char **err);
 } qft_ops_t;
 
 typedef struct qft_shared_fabric {

@@ -27,7 +27,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "src/plugins/select/rlft/rlft_jobs.h"
-#include "src/plugins/select/rlft/rlft_lid.h"
+#include "src/plugins/select/rlft/rlft_env.h"
 
 /*
  * slurmctld's (src/slurmctld/state_save.h): weak, so that slurmd and srun,

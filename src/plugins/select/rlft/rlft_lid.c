@@ -45,7 +45,7 @@
 #include "contribs/verbs/lid_table.h"
 #include "src/plugins/select/rlft/rlft_file.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
-#include "src/plugins/select/rlft/rlft_place.h"
+#include "src/plugins/select/rlft/rlft_env.h"
 
 #define PFX "select/rlft"
 #ifndef SCHED_IDLE
@@ -433,7 +433,7 @@ extern void rlft_lid_forget(job_record_t *job_ptr)
  * SPANK environment, unprefixed (Prolog and Epilog see SPANK_QFT_LID). */
 static int _wanted(job_record_t *job_ptr, const qft_conf_t *conf, const char **from)
 {
-	char *v = job_ptr->spank_job_env ? getenvp(job_ptr->spank_job_env, "QFT_LID") : NULL;
+	const char *v = rlft_spank_getenv(job_ptr, "QFT_LID");
 
 	*from = "LidChoice=";
 	if (!v)

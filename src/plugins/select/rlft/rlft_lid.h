@@ -63,15 +63,4 @@ extern size_t rlft_lid_take_done(const qft_ops_t *lib, qft_placer_t *placer);
  * will not be published) and its decision file is removed. */
 extern void rlft_lid_forget(job_record_t *job_ptr);
 
-/* select/rlft's job environment (rlft_place.c). */
-extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value);
-extern void rlft_unsetenv(job_record_t *job_ptr, const char *name);
-/* NAME's value there, NULL if unset. */
-extern const char *rlft_getenv(const job_record_t *job_ptr, const char *name);
-/* With HostFileDir=, writes `text` to job_<id>.<suffix> there and sets
- * the job's `var` to its path (job_fini removes it); false without it or
- * on an error (logged). */
-extern bool rlft_write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
-				const char *var);
-
 #endif

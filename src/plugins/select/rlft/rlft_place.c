@@ -38,6 +38,8 @@
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_count.h"
+#include "src/plugins/select/rlft/rlft_env.h"
+#include "src/plugins/select/rlft/rlft_isolate.h"
 #include "src/plugins/select/rlft/rlft_file.h"
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
@@ -97,6 +99,7 @@ typedef struct {
 	bool congestion_free; /* and whether it is provably */
 	size_t shared_links;  /* switch links running jobs use too */
 	size_t candidates;
+	bool isolated;  /* placed apart (--qft-isolate): job_begin marks it */
 	long usec;      /* time the placement took */
 	long base_usec; /* time cons_tres's job_test took after it */
 } chosen_t;
@@ -199,6 +202,9 @@ static void _track_hosts(job_record_t *job_ptr, const size_t *hosts, size_t n, b
 		rlft_seen_del(&seen, job_ptr->job_id);
 	} else {
 		rlft_seen_put(&seen, job_ptr->job_id, sig);
+		/* from its environment: a restart and a reconfigure keep it */
+		if (lib->placer_isolate_job(placer, job_ptr->job_id, rlft_isolated(job_ptr), &err))
+			error("%s: %pJ: %s", PFX, job_ptr, err);
 	}
 	qft_free(err);
 }
@@ -219,14 +225,6 @@ static void _track(job_record_t *job_ptr)
 	hosts = _job_hosts(job_ptr->node_bitmap, &n);
 	_track_hosts(job_ptr, hosts, n, false);
 	xfree(hosts);
-}
-
-extern long rlft_usec_since(const struct timespec *t0)
-{
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (t1.tv_sec - t0->tv_sec) * 1000000L + (t1.tv_nsec - t0->tv_nsec) / 1000;
 }
 
 /* Pattern= unset: libqft's default pattern, named here for the job and
@@ -356,6 +354,8 @@ static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own,
 		.rank_by_congestion = fresh_conf->rank_by_congestion,
 		.products = fresh_conf->products,
 		.round_up = fresh_conf->round_up,
+		/* with LMC > 0 any job may take offsets (--qft-lid) */
+		.lid_offsets = fresh->ops->fabric_lmc(fresh->fabric) > 0,
 	};
 
 	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
@@ -468,6 +468,7 @@ extern void rlft_node_init(list_t *jobs)
 	synced_stamp.valid = false;
 	if (!chosen)
 		chosen = list_create(_chosen_free);
+	rlft_isolation_start();
 	/* node indexes may have changed (ranking): map again */
 	_map_nodes();
 	rlft_jobs_changed();
@@ -576,6 +577,7 @@ extern void rlft_fini(void)
 {
 	/* the worker reads requests only, but libqft's code must stay */
 	rlft_lid_stop();
+	rlft_isolation_stop();
 	_drop_old_placer();
 	rlft_holders_free(&holders);
 	if (placer)
@@ -823,18 +825,29 @@ static void _pass_once(job_record_t *job_ptr, const char *why)
  * placed (*pl holds it), else not_now if some count could run later, else
  * never. */
 static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
+			    bool isolate, const uint32_t *ended, size_t ended_cnt,
 			    qft_placement_t *pl)
 {
 	qft_outcome_t best = QFT_NEVER;
 	uint32_t k = c->want;
 	char *err = NULL;
+	qft_place_request_t r = {
+		.eligible = a->eligible,
+		.busy = a->busy,
+		.required = a->req,
+		.required_count = a->nreq,
+		.isolate = isolate,
+		.ended = ended,
+		.ended_count = ended_cnt,
+	};
 
 	/* more nodes than are free now cannot be placed now */
 	if (k > a->free_cnt && a->free_cnt >= c->lo)
 		k = a->free_cnt;
 	for (int tries = 0; tries < 5; tries++) {
-		if (lib->placer_place_range(placer, c->lo, k, a->eligible, a->busy, a->req, a->nreq,
-					    pl, &err)) {
+		r.min_nodes = c->lo;
+		r.nodes = k;
+		if (lib->placer_place_request(placer, &r, pl, &err)) {
 			error("%s: %pJ: %u nodes: %s", PFX, job_ptr, k, err);
 			qft_free(err);
 			err = NULL;
@@ -859,8 +872,9 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
  * its hosts, *at when (seconds from now), *wait and *left the job's wait
  * in all and what is left of it.
  */
-static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const avail_t *a,
-			 double *wait, double *left, double *at, qft_placement_t *ahead)
+static bool _shape_ahead(job_record_t *job_ptr, const rlft_request_t *rq, const rlft_count_t *c,
+			 const avail_t *a, double *wait, double *left, double *at,
+			 qft_placement_t *ahead)
 {
 	rlft_wait_job_t wj = rlft_wait_job_of(job_ptr, rconf.shape_wait_from_decline);
 	time_t now = time(NULL);
@@ -870,6 +884,8 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_count_t *c, const ava
 	bool found = false;
 	struct timespec t0;
 
+	wj.own_set = rq->shape_wait_set;
+	wj.own = rq->shape_wait;
 	*wait = rlft_shape_wait(&wj, rconf.shape_wait, rconf.shape_wait_max);
 	*left = rlft_shape_left(&wj, *wait, now);
 	if (*wait <= 0 || *left <= 0 || c->lo < 2)
@@ -918,13 +934,13 @@ static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, doub
 /* WILL_RUN with ShapeWait=: backfill plans the job on the earliest
  * congestion-free shape within its wait, and holds those nodes for it;
  * without one, cons_tres plans it as it would. */
-static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t *c,
-		     const avail_t *a, uint32_t *count)
+static int _will_run(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
+		     const rlft_count_t *c, const avail_t *a, uint32_t *count)
 {
 	double wait, left, at;
 	qft_placement_t ahead;
 
-	if (!_shape_ahead(job_ptr, c, a, &wait, &left, &at, &ahead)) {
+	if (!_shape_ahead(job_ptr, rq, c, a, &wait, &left, &at, &ahead)) {
 		rlft_unhold(&holders, job_ptr->job_id);
 		return RLFT_PASS;
 	}
@@ -952,6 +968,77 @@ static int _will_run(job_record_t *job_ptr, bitstr_t *bitmap, const rlft_count_t
 	return RLFT_RESTRICTED;
 }
 
+/* Whether the job may wait for a shape at all: its --qft-shape-wait, else
+ * ShapeWait=. */
+static bool _may_wait(const rlft_request_t *rq)
+{
+	return rq->shape_wait_set ? rq->shape_wait > 0 : rconf.shape_wait > 0;
+}
+
+/*
+ * RLFT_PASS lets cons_tres choose from the whole bitmap: not in RUN_NOW
+ * while isolation is in play for a job that may span leaves (an isolated
+ * job, or any job beside one: cons_tres knows no link). Such a job waits,
+ * saying why. A job of one node uses no switch link: it passes, off the
+ * isolated jobs' nodes.
+ */
+static int _pass(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
+		 uint32_t max_nodes, uint16_t mode, const char *why)
+{
+	if ((mode & SELECT_MODE_BASE) != SELECT_MODE_RUN_NOW)
+		return RLFT_PASS;
+	if (!rq->isolate && !lib->placer_isolated(placer))
+		return RLFT_PASS;
+	if (!rq->isolate && max_nodes <= 1) {
+		rlft_isolated_nodes_clear(bitmap);
+		return RLFT_PASS;
+	}
+	rlft_isolation_wait(job_ptr, why);
+	return SLURM_ERROR;
+}
+
+/*
+ * WILL_RUN while isolation is in play (the job asks it, or an isolated job
+ * runs and the job may span leaves). Backfill offers the nodes free at
+ * some time; the running jobs all of whose nodes it offers have ended by
+ * then (the others still run, links and all). The job is planned on a
+ * placement apart at that time (RLFT_RESTRICTED), or not at that time
+ * (SLURM_ERROR: backfill tries its later times), so that backfill never
+ * plans a start that RUN_NOW would refuse, and never tries one.
+ */
+static int _will_run_apart(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
+			   const rlft_count_t *c, avail_t *a, uint32_t *count)
+{
+	uint32_t *ended = xcalloc(MAX(seen.count, 1), sizeof(uint32_t));
+	size_t n = 0;
+	qft_placement_t pl;
+	qft_outcome_t outcome;
+
+	for (size_t i = 0; i < seen.size && n < seen.count; i++) {
+		job_record_t *j = seen.slot[i].id ? find_job_record(seen.slot[i].id) : NULL;
+
+		if (j && j->node_bitmap && bit_super_set(j->node_bitmap, bitmap))
+			ended[n++] = j->job_id;
+	}
+	/* the bitmap is what is free then: nothing in it is busy */
+	memset(a->busy, 0, lib->fabric_host_count(fabric));
+	a->free_cnt = a->eligible_cnt;
+	outcome = _place(job_ptr, c, a, rq->isolate, ended, n, &pl);
+	xfree(ended);
+	if (outcome != QFT_PLACED) {
+		log_flag(SELECT_TYPE, "%s: %pJ will not run apart on these %zu nodes: %s", PFX,
+			 job_ptr, a->eligible_cnt, pl.reason ? pl.reason : "no fit");
+		return SLURM_ERROR;
+	}
+	bit_clear_all(bitmap);
+	for (size_t k = 0; k < pl.count; k++)
+		bit_set(bitmap, node_of_host[pl.hosts[k]]->index);
+	*count = pl.count;
+	log_flag(SELECT_TYPE, "%s: %pJ will run apart on %zu nodes (%s), %zu running jobs ended by then",
+		 PFX, job_ptr, pl.count, pl.label, n);
+	return RLFT_RESTRICTED;
+}
+
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 			 list_t *preemptee_candidates, uint32_t *count)
@@ -959,6 +1046,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	qft_placement_t pl;
 	rlft_demand_t dm;
 	rlft_count_t c;
+	rlft_request_t rq;
 	share_need_t need;
 	avail_t a;
 	qft_outcome_t outcome;
@@ -966,29 +1054,39 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	long usec;
 	chosen_t *ch;
 	size_t partly_used;
+	bool run_now = (mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW;
+	bool apart; /* isolation is in play for the job */
 
 	*count = 0;
 	if (!placer || !bitmap || !job_ptr->details)
 		return RLFT_PASS;
+	rlft_isolation_say();
+	rq = rlft_request_of(job_ptr, rconf.isolate_partitions);
 	/* WILL_RUN (backfill) simulates jobs ending inside the bitmap: any
 	 * narrowing by today's occupancy would be wrong there; only a shape
-	 * the running jobs' ends free is (ShapeWait=). */
-	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !rconf.shape_wait)
+	 * the running jobs' ends free is (ShapeWait=). Isolation is checked
+	 * when the job is started (RUN_NOW), against the jobs running then. */
+	apart = rq.isolate || (lib->placer_isolated(placer) && max_nodes > 1);
+	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !_may_wait(&rq) && !apart)
 		return RLFT_PASS;
+	if (run_now)
+		rlft_isolation_clear(job_ptr, false);
 	dm = _demand(job_ptr, min_nodes, max_nodes, req_nodes);
 	if (!_count(&dm, bitmap, &c)) {
-		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
+		if (run_now)
 			_pass_once(job_ptr, c.why_not);
-		return RLFT_PASS;
+		return _pass(job_ptr, &rq, bitmap, max_nodes, mode, c.why_not);
 	}
 	need = _share_need(job_ptr, &dm, c.want);
 	_avail(job_ptr, bitmap, &need, &a);
 	if (job_ptr->details->req_node_bitmap &&
 	    bit_set_count(job_ptr->details->req_node_bitmap) > a.nreq) {
-		if ((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW)
-			_pass_once(job_ptr, "required nodes outside the fabric or not available");
+		static const char why[] = "required nodes outside the fabric or not available";
+
+		if (run_now)
+			_pass_once(job_ptr, why);
 		_avail_free(&a);
-		return RLFT_PASS;
+		return _pass(job_ptr, &rq, bitmap, max_nodes, mode, why);
 	}
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_TEST_ONLY) {
 		/* only "never": fewer fabric nodes than the job needs */
@@ -999,22 +1097,23 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN) {
-		int rc = _will_run(job_ptr, bitmap, &c, &a, count);
+		int rc = apart ? _will_run_apart(job_ptr, &rq, bitmap, &c, &a, count) :
+				 _will_run(job_ptr, &rq, bitmap, &c, &a, count);
 
 		log_flag(SELECT_TYPE, "%s: %pJ WILL_RUN shape search took %ld us", PFX, job_ptr,
 			 rlft_usec_since(&t0));
 		_avail_free(&a);
 		return rc;
 	}
-	outcome = _place(job_ptr, &c, &a, &pl);
-	if (outcome == QFT_PLACED && !pl.congestion_free && pl.count > 1 && rconf.shape_wait) {
+	outcome = _place(job_ptr, &c, &a, rq.isolate, NULL, 0, &pl);
+	if (outcome == QFT_PLACED && !pl.congestion_free && pl.count > 1 && _may_wait(&rq)) {
 		/* ShapeWait=: rather than congest now, wait for a shape due
 		 * within the job's wait (not one free now: the placer would
 		 * have taken it) */
 		double wait, left, at;
 		qft_placement_t ahead;
 
-		if (_shape_ahead(job_ptr, &c, &a, &wait, &left, &at, &ahead) && at > 0) {
+		if (_shape_ahead(job_ptr, &rq, &c, &a, &wait, &left, &at, &ahead) && at > 0) {
 			rlft_declined(job_ptr, time(NULL));
 			_wait_once(job_ptr, &ahead, at, wait, left);
 			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
@@ -1028,19 +1127,24 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	_avail_free(&a);
 	if (outcome != QFT_PLACED) {
 		/* No job waits for rlft unless a rule chose so (ShapeWait
-		 * above, Remainder=reserve's held hosts): cons_tres may still
-		 * start it, on nodes the placer counts busy (a partly used
-		 * node short of the job's share at this count, one a smaller
-		 * count would fit), through preemption, or not at all. */
+		 * above, Remainder=reserve's held hosts, isolation): cons_tres
+		 * may still start it, on nodes the placer counts busy (a partly
+		 * used node short of the job's share at this count, one a
+		 * smaller count would fit), through preemption, or not at all. */
+		bool isolation = !strncmp(pl.reason ? pl.reason : "", "isolation: ", 11);
+
 		log_flag(SELECT_TYPE, "%s: %pJ (%u-%u nodes, %u CPUs a node) %s on %zu partly used nodes and the idle ones: %s",
 			 PFX, job_ptr, c.lo, c.hi, need.cpus,
 			 outcome == QFT_NOT_NOW ? "not now" : "no fit", partly_used,
+			 isolation ? pl.reason :
 			 rconf.reserve_remainder && outcome == QFT_NOT_NOW ?
 				 "waits (Remainder=reserve)" : "cons_tres decides");
 		if (rconf.reserve_remainder && outcome == QFT_NOT_NOW &&
 		    !(preemptee_candidates && list_count(preemptee_candidates)))
 			return SLURM_ERROR;
-		return RLFT_PASS;
+		return _pass(job_ptr, &rq, bitmap, max_nodes, mode,
+			     isolation ? pl.reason + 11 :
+			     outcome == QFT_NOT_NOW ? "not enough free nodes apart" : "no fit");
 	}
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < pl.count; k++)
@@ -1061,6 +1165,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	ch->shared_links = pl.shared_links;
 	ch->candidates = pl.candidates;
 	ch->usec = usec;
+	ch->isolated = rq.isolate;
 	list_append(chosen, ch);
 	return RLFT_RESTRICTED;
 }
@@ -1071,57 +1176,17 @@ extern void rlft_forget_choice(job_record_t *job_ptr)
 		list_delete_all(chosen, _chosen_of, job_ptr);
 }
 
-extern void rlft_not_placed(job_record_t *job_ptr)
+extern int rlft_not_placed(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t max_nodes,
+			   uint16_t mode)
 {
+	static const char why[] = "cons_tres could not fit it on the nodes rlft chose "
+				  "(CPUs, memory or GRES)";
+	rlft_request_t rq = rlft_request_of(job_ptr, rconf.isolate_partitions);
+
 	if (chosen)
 		list_delete_all(chosen, _chosen_of, job_ptr);
-	_pass_once(job_ptr, "cons_tres could not fit it on the nodes rlft chose "
-			    "(CPUs, memory or GRES)");
-}
-
-/* Where NAME=... is in the job's supplementary environment, or -1. */
-static int _env_index(const job_details_t *d, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (uint16_t i = 0; i < d->env_cnt; i++)
-		if (!strncmp(d->env_sup[i], name, len) && d->env_sup[i][len] == '=')
-			return i;
-	return -1;
-}
-
-/* Sets NAME=value in the job's supplementary environment (replacing). */
-extern void rlft_setenv(job_record_t *job_ptr, const char *name, const char *value)
-{
-	job_details_t *d = job_ptr->details;
-	int i = _env_index(d, name);
-
-	if (i >= 0) {
-		xfree(d->env_sup[i]);
-		d->env_sup[i] = xstrdup_printf("%s=%s", name, value);
-		return;
-	}
-	xrecalloc(d->env_sup, d->env_cnt + 1, sizeof(char *));
-	d->env_sup[d->env_cnt++] = xstrdup_printf("%s=%s", name, value);
-}
-
-extern const char *rlft_getenv(const job_record_t *job_ptr, const char *name)
-{
-	int i = _env_index(job_ptr->details, name);
-
-	return i < 0 ? NULL : job_ptr->details->env_sup[i] + strlen(name) + 1;
-}
-
-extern void rlft_unsetenv(job_record_t *job_ptr, const char *name)
-{
-	job_details_t *d = job_ptr->details;
-	int i = _env_index(d, name);
-
-	if (i < 0)
-		return;
-	xfree(d->env_sup[i]);
-	d->env_sup[i] = d->env_sup[--d->env_cnt];
-	d->env_sup[d->env_cnt] = NULL;
+	_pass_once(job_ptr, why);
+	return placer ? _pass(job_ptr, &rq, bitmap, max_nodes, mode, why) : RLFT_PASS;
 }
 
 /* QFT_HSD_AVG, QFT_HSD_MAX, QFT_HSD_STAGES: only figures libqft computed
@@ -1156,7 +1221,7 @@ static char *_job_file_path(uint32_t job_id, const char *suffix)
 	return xstrdup_printf("%s/job_%u.%s", rconf.hostfile_dir, job_id, suffix);
 }
 
-extern bool rlft_write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
+static bool _write_job_file(job_record_t *job_ptr, const char *suffix, const char *text,
 				const char *var)
 {
 	char *name, *err = NULL;
@@ -1239,7 +1304,7 @@ static void _tell_placement(job_record_t *job_ptr, const size_t *hosts, size_t n
 		rlft_unsetenv(job_ptr, "QFT_SHAPE"); /* a requeued job's old one */
 	if (rconf.hostfile_dir) {
 		char *lines = _names(hosts, n, '\n');
-		rlft_write_job_file(job_ptr, "hosts", lines, "QFT_HOSTFILE");
+		_write_job_file(job_ptr, "hosts", lines, "QFT_HOSTFILE");
 		xfree(lines);
 	}
 	xfree(list);
@@ -1259,10 +1324,11 @@ static void _log_begin(job_record_t *job_ptr, size_t n, const char *ranged,
 			 pred->avg_hsd, pred->max_hsd, pred->stages_played, pred->stages_total);
 	else
 		snprintf(buf, sizeof(buf), "no HSD prediction");
-	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us; %zu switch links shared with running jobs",
+	info("%s: %pJ on %zu nodes %s: %s; %s %s; placed in %ld us over %zu candidates, cons_tres %ld us, job_begin %ld us; %zu switch links shared with running jobs%s",
 	     PFX, job_ptr, n, ranged, _label(c), _pattern(), buf,
 	     c ? c->usec : 0L, c ? c->candidates : (size_t) 0, c ? c->base_usec : 0L,
-	     rlft_usec_since(t0), c ? c->shared_links : (size_t) 0);
+	     rlft_usec_since(t0), c ? c->shared_links : (size_t) 0,
+	     c && c->isolated ? "; isolated" : "");
 }
 
 extern void rlft_job_begin(job_record_t *job_ptr)
@@ -1288,8 +1354,15 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	}
 	/* the tables published since: later choices see their offsets */
 	rlft_lid_take_done(lib, placer);
-	_track_hosts(job_ptr, hosts, n, true);
 	c = list_find_first(chosen, _chosen_for, job_ptr);
+	/* isolated only where the placer put it apart (RUN_NOW never lets
+	 * cons_tres place a job that asks) */
+	rlft_isolation_clear(job_ptr, true);
+	rlft_isolation_tell(job_ptr, c && c->isolated);
+	if (!(c && c->isolated) && rlft_request_of(job_ptr, rconf.isolate_partitions).isolate)
+		error("%s: %pJ asked isolation but started on nodes rlft did not choose: not isolated",
+		      PFX, job_ptr);
+	_track_hosts(job_ptr, hosts, n, true);
 	ranged = _ranged(hosts, n);
 	_tell_placement(job_ptr, hosts, n, ranged, c);
 	predicted = _tell_prediction(job_ptr, hosts, n, &pred);

@@ -35,7 +35,11 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 			 list_t *preemptee_candidates, uint32_t *count);
 /* cons_tres could not allocate the job on the nodes rlft chose: forget the
  * choice; the caller hands the job to cons_tres on its whole bitmap. */
-extern void rlft_not_placed(job_record_t *job_ptr);
+/* cons_tres could not allocate the nodes rlft chose: RLFT_PASS, it may
+ * choose from `bitmap` (restored), or SLURM_ERROR, the job waits
+ * (isolation). */
+extern int rlft_not_placed(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t max_nodes,
+			   uint16_t mode);
 /* Forgets what rlft_job_test() chose for the job, for a caller with no
  * job_begin to come (topology/qft's eval_nodes on Slurm 24.11). */
 extern void rlft_forget_choice(job_record_t *job_ptr);
@@ -50,7 +54,6 @@ extern void rlft_job_fini(job_record_t *job_ptr);
 /* How long cons_tres's job_test took for a job rlft placed (for the log). */
 extern void rlft_base_time(job_record_t *job_ptr, long usec);
 /* Microseconds since t0 (CLOCK_MONOTONIC), for the timings in the log. */
-extern long rlft_usec_since(const struct timespec *t0);
 /* Its nodes changed (resized, expanded). */
 extern void rlft_job_update(job_record_t *job_ptr);
 

@@ -27,12 +27,16 @@ extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
 	uint32_t limit = job->limit;
 	double w = INFINITY;
 
-	if (!shape_wait)
-		return 0;
-	if (!limit)
-		limit = job->part_default ? job->part_default : job->part_max;
-	if (limit)
-		w = limit * 60.0 * shape_wait / 100.0;
+	if (job->own_set) {
+		w = job->own * 60.0;
+	} else {
+		if (!shape_wait)
+			return 0;
+		if (!limit)
+			limit = job->part_default ? job->part_default : job->part_max;
+		if (limit)
+			w = limit * 60.0 * shape_wait / 100.0;
+	}
 	if (shape_wait_max && w > shape_wait_max)
 		w = shape_wait_max;
 	return isinf(w) ? 0 : w;

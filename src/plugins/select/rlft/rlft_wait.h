@@ -23,12 +23,16 @@ typedef struct {
 	time_t since;          /* when its wait began to count: its eligible
 				* time, or with ShapeWaitFrom=decline its
 				* first declined start (0: not yet) */
+	bool own_set;          /* --qft-shape-wait given: */
+	uint32_t own;          /* its minutes (0: the job never waits) */
 } rlft_wait_job_t;
 
-/* Seconds the job may wait for a congestion-free shape, in all: ShapeWait=
- * percent of its time limit (the partition's default, else maximum, when
- * it gave none), at most ShapeWaitMax= seconds; 0 when it may not wait
- * (ShapeWait=0, or no limit and no ShapeWaitMax=). */
+/* Seconds the job may wait for a congestion-free shape, in all: its own
+ * --qft-shape-wait minutes when it gave them, else ShapeWait= percent of
+ * its time limit (the partition's default, else maximum, when it gave
+ * none); at most ShapeWaitMax= seconds either way (the admin's cap); 0
+ * when it may not wait (its own 0, ShapeWait=0, or no limit and no
+ * ShapeWaitMax=). */
 extern double rlft_shape_wait(const rlft_wait_job_t *job, uint32_t shape_wait,
 			      uint32_t shape_wait_max);
 

@@ -51,6 +51,7 @@
 
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
+#include "src/plugins/select/rlft/rlft_env.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 
 /*
@@ -365,8 +366,10 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		}
 		/* The job's CPUs, memory or GRES do not fit there: a job
 		 * never waits for rlft's choice, cons_tres picks from all. */
-		rlft_not_placed(job_ptr);
 		bit_copybits(node_bitmap, before);
+		rc = rlft_not_placed(job_ptr, node_bitmap, max_nodes, mode);
+		if (rc != RLFT_PASS)
+			goto out;
 	}
 	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 			      req_nodes, mode, preemptee_candidates,

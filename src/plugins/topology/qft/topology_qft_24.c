@@ -39,6 +39,7 @@
 #include "src/common/xstring.h"
 #include "src/plugins/topology/common/common_topo.h"
 
+#include "src/plugins/select/rlft/rlft_env.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 #include "src/plugins/topology/qft/topology_qft.h"
 
