@@ -34,9 +34,10 @@
 #define REASON "QftIsolation: "
 
 extern list_t *job_list; /* slurmctld's (rlft_place.c defines it weak) */
-/* slurmctld's; weak, as in rlft_jobs.c: srun and slurmd load the plugin */
-extern void lock_slurmctld(slurmctld_lock_t lock_levels) __attribute__((weak));
-extern void unlock_slurmctld(slurmctld_lock_t lock_levels) __attribute__((weak));
+/* lock_slurmctld() and unlock_slurmctld() are slurmctld's: called, never
+ * taken by address, so that srun and slurmd (and on 24.11 slurmd's
+ * topology/qft, which links this file) load the plugin without them
+ * (lazy binding); only slurmctld starts the thread (rlft_node_init). */
 
 extern bool rlft_isolated(const job_record_t *job_ptr)
 {
@@ -205,7 +206,7 @@ static void *_reasons(void *arg)
 
 extern void rlft_isolation_start(void)
 {
-	if (reasons_running || !lock_slurmctld || !unlock_slurmctld)
+	if (reasons_running)
 		return;
 	reasons_stop = false;
 	if (pthread_create(&reasons_thread, NULL, _reasons, NULL)) {
