@@ -133,6 +133,69 @@ void decisions_with_running_jobs()
 	}
 }
 
+// Isolation (docs/isolation.md) costs job_test a link count per candidate:
+// the same decisions as above on the 1944-host tree, beside 200 running jobs
+// of which every tenth is isolated (LMC 0 and with LID offsets), asked
+// plainly, asking isolation, and as backfill's plan with 50 jobs ended;
+// against the same placer with no job isolated, in the same run.
+void decisions_beside_isolated_jobs()
+{
+	const char *tuple = "3;18,18,6;1,18,6;1,1,3";
+	std::printf("\nqft bench: isolation, PGFT(%s), 200 running jobs (20 isolated), one core\n",
+		    tuple);
+	const Fabric f = generate_pgft(Pgft::parse(tuple), GenOptions());
+	Tree t = Tree::from_fabric(f);
+	DModK r(f, t);
+	const uint32_t fill[] = {1, 2, 3, 4, 6, 8, 9, 12, 18, 1};
+	const uint32_t ask[] = {18, 36, 7, 100, 2, 54, 9, 72, 1, 5};
+	for (bool offsets : {false, true}) {
+		PlacementPolicy pol;
+		pol.lid_offsets = offsets;
+		Placer placer(f, t, r, pol);
+		PlacementRequest req;
+		req.eligible.assign(f.hosts().size(), true);
+		std::vector<uint32_t> ids;
+		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
+			req.nodes = fill[id % 10];
+			Placement p = placer.place(req);
+			if (p.outcome == Placement::placed) {
+				placer.add_running(id, p.chosen.hosts);
+				ids.push_back(id);
+			}
+		}
+		auto time = [&](bool isolate, size_t ended) {
+			std::vector<double> us;
+			size_t placed = 0;
+			PlacementRequest q = req;
+			q.isolate = isolate;
+			q.ended.assign(ids.begin(), ids.begin() + std::min(ended, ids.size()));
+			for (int rep = 0; rep < 50; rep++)
+				for (uint32_t n : ask) {
+					q.nodes = n;
+					auto t0 = Clock::now();
+					Placement p = placer.place(q);
+					us.push_back(us_since(t0));
+					placed += p.outcome == Placement::placed;
+				}
+			return std::make_pair(Micros(us), placed);
+		};
+		const auto [base, base_placed] = time(false, 0);
+		for (size_t i = 0; i < ids.size(); i += 10)
+			placer.isolate_running(ids[i], true);
+		std::printf("  %s: no job isolated: mean %.0f us, median %.0f us, p95 %.0f us (%zu of 500 placed)\n",
+			    offsets ? "LID offsets (subtrees apart)" : "LMC 0 (D-Mod-K's links)", base.mean,
+			    base.median, base.p95, base_placed);
+		const char *what[] = {"beside the isolated jobs", "asking isolation",
+				      "backfill's plan, 50 ended"};
+		const std::pair<bool, size_t> how[] = {{false, 0}, {true, 0}, {false, 50}};
+		for (int k = 0; k < 3; k++) {
+			const auto [m, placed] = time(how[k].first, how[k].second);
+			std::printf("    %-26s mean %.0f us (x%.2f), median %.0f us, p95 %.0f us (%zu placed)\n",
+				    what[k], m.mean, m.mean / base.mean, m.median, m.p95, placed);
+		}
+	}
+}
+
 double ms_since(Clock::time_point t0)
 {
 	return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -252,6 +315,7 @@ void time_under_locks(const char *tuple)
 int main()
 {
 	decisions_with_running_jobs();
+	decisions_beside_isolated_jobs();
 	std::printf("\nqft bench: time under slurmctld's locks per job: job_test (place), "
 		    "job_begin (add_job + prediction), job_fini (remove_job)\n");
 	time_under_locks("3;18,18,14;1,18,9;1,1,2");
