@@ -107,6 +107,10 @@ private:
 	struct Group {
 		std::vector<Member> members;
 		uint32_t links = 0;
+		// the matching of the last check, kept: a check repairs what the
+		// choices since broke instead of matching every member anew
+		std::vector<uint8_t> link_of;            // by member; kNone: none
+		std::array<uint32_t, 64> member_of{};    // by link slot; kEnd: none
 	};
 
 	static size_t luby(size_t i)
@@ -280,6 +284,10 @@ private:
 				groups_[g].members.push_back(mem);
 				flow_groups_[f][side] = g;
 			}
+		for (Group &g : groups_) {
+			g.link_of.assign(g.members.size(), kNone);
+			g.member_of.fill(kEnd);
+		}
 		seen_.assign(groups_.size(), 0);
 	}
 
@@ -312,44 +320,59 @@ private:
 		return true;
 	}
 
-	bool matched(const Group &g)
+	bool matched(Group &g)
 	{
-		masks_.clear();
+		const size_t n = g.members.size();
+		masks_.assign(n, 0);
+		open_.assign(n, 0);
 		uint64_t all = 0;
-		for (const Member &mem : g.members) {
+		size_t open = 0, fewest = 64;
+		for (size_t i = 0; i < n; i++) {
+			const Member &mem = g.members[i];
 			if (chosen_[mem.flow] != kNone)
 				continue;
 			uint64_t mask = 0;
 			for (uint64_t d = dom_[mem.flow]; d; d &= d - 1)
 				mask |= 1ull << mem.slot[__builtin_ctzll(d)];
-			masks_.push_back(mask);
+			masks_[i] = mask;
+			open_[i] = 1;
+			open++;
+			fewest = std::min(fewest, size_t(__builtin_popcountll(mask)));
 			all |= mask;
 		}
-		if (size_t(__builtin_popcountll(all)) < masks_.size())
+		if (size_t(__builtin_popcountll(all)) < open)
 			return false;
 		// every open flow with as many links as there are open flows:
 		// any k of them reach k links at least
-		size_t fewest = 64;
-		for (uint64_t mask : masks_)
-			fewest = std::min(fewest, size_t(__builtin_popcountll(mask)));
-		if (fewest >= masks_.size())
+		if (fewest >= open)
 			return true;
-		std::fill(std::begin(match_), std::end(match_), kEnd);
-		for (uint32_t i = 0; i < masks_.size(); i++) {
+		// a member that closed or lost its link lets it go; then each open
+		// member without one looks for an augmenting path (Kuhn)
+		for (size_t i = 0; i < n; i++) {
+			const uint8_t l = g.link_of[i];
+			if (l != kNone && !((masks_[i] >> l) & 1)) { // closed: mask 0
+				g.member_of[l] = kEnd;
+				g.link_of[i] = kNone;
+			}
+		}
+		for (uint32_t i = 0; i < n; i++) {
+			if (!open_[i] || g.link_of[i] != kNone)
+				continue;
 			uint64_t visited = 0;
-			if (!augment(i, visited))
+			if (!augment(g, i, visited))
 				return false;
 		}
 		return true;
 	}
 
-	bool augment(uint32_t i, uint64_t &visited)
+	bool augment(Group &g, uint32_t i, uint64_t &visited)
 	{
 		for (uint64_t free = masks_[i] & ~visited; free; free &= free - 1) {
 			const unsigned l = unsigned(__builtin_ctzll(free));
 			visited |= 1ull << l;
-			if (match_[l] == kEnd || augment(match_[l], visited)) {
-				match_[l] = i;
+			if (g.member_of[l] == kEnd || augment(g, g.member_of[l], visited)) {
+				g.member_of[l] = i;
+				g.link_of[i] = uint8_t(l);
 				return true;
 			}
 		}
@@ -445,8 +468,8 @@ private:
 	std::vector<std::array<uint32_t, 2>> flow_groups_;
 	std::vector<uint32_t> seen_;                     // hall_holds(): stamps
 	uint32_t stamp_ = 0;
-	std::vector<uint64_t> masks_;                    // matched(): open flows' links
-	uint32_t match_[64];
+	std::vector<uint64_t> masks_;                    // matched(): members' links
+	std::vector<uint8_t> open_;                      // matched(): member's flow open
 };
 
 } // namespace
