@@ -14,7 +14,9 @@
 #      C's links: it waits with its reason; when C ends it starts,
 #      QFT_ISOLATED=1, 0 links shared with B.
 #   4. IsolatePartitions=iso: a job of partition iso is isolated, one that
-#      says --qft-isolate=no there is not; --qft-isolate=maybe fails sbatch.
+#      says --qft-isolate=no there is not; a 1-node job that asks runs
+#      (select/rlft leaves 1-node jobs to cons_tres: on an idle node);
+#      --qft-isolate=maybe fails sbatch.
 TEST_NAME=test-isolate
 . "$(dirname "$0")/lib.sh"
 
@@ -117,9 +119,13 @@ F=$(submit 2 -p iso --qft-isolate=no)
 wait_running "$W" "$E" "$F"
 expect_eq "a job of partition iso: QFT_ISOLATED" "$(env_of "$E" QFT_ISOLATED)" 1
 expect_eq "one with --qft-isolate=no there: QFT_ISOLATED" "$(env_of "$F" QFT_ISOLATED)" ""
+G=$(submit 1 --qft-isolate)
+wait_running "$W" "$G"
+expect_eq "a 1-node job asking isolation runs" "$(state "$G")" RUNNING
+expect_eq "a 1-node job asking isolation: QFT_ISOLATED" "$(env_of "$G" QFT_ISOLATED)" 1
 check "--qft-isolate=maybe fails sbatch" \
 	sh -c "! (cd '$W' && '$BIN/sbatch' -N 1 --qft-isolate=maybe --wrap true) 2>'$T/bad.err'"
 check "naming the option and what it expects" grep -q "qft-isolate=maybe: expected yes or no" "$T/bad.err"
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
-"$BIN/scancel" "$E" "$F"
+"$BIN/scancel" "$E" "$F" "$G"
 finish

@@ -980,7 +980,8 @@ static bool _may_wait(const rlft_request_t *rq)
  * while isolation is in play for a job that may span leaves (an isolated
  * job, or any job beside one: cons_tres knows no link). Such a job waits,
  * saying why. A job of one node uses no switch link: it passes, off the
- * isolated jobs' nodes.
+ * isolated jobs' nodes, and when it asks isolation itself, onto an idle
+ * node (job_begin marks it isolated: later jobs keep off its node).
  */
 static int _pass(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
 		 uint32_t max_nodes, uint16_t mode, const char *why)
@@ -989,8 +990,10 @@ static int _pass(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitm
 		return RLFT_PASS;
 	if (!rq->isolate && !lib->placer_isolated(placer))
 		return RLFT_PASS;
-	if (!rq->isolate && max_nodes <= 1) {
+	if (max_nodes <= 1) {
 		rlft_isolated_nodes_clear(bitmap);
+		if (rq->isolate && idle_node_bitmap)
+			bit_and(bitmap, idle_node_bitmap);
 		return RLFT_PASS;
 	}
 	rlft_isolation_wait(job_ptr, why);
@@ -1355,13 +1358,18 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	/* the tables published since: later choices see their offsets */
 	rlft_lid_take_done(lib, placer);
 	c = list_find_first(chosen, _chosen_for, job_ptr);
-	/* isolated only where the placer put it apart (RUN_NOW never lets
-	 * cons_tres place a job that asks) */
+	/* isolated where the placer put it apart, or on one idle node (RUN_NOW
+	 * lets cons_tres place no other job that asks: _pass) */
 	rlft_isolation_clear(job_ptr, true);
-	rlft_isolation_tell(job_ptr, c && c->isolated);
-	if (!(c && c->isolated) && rlft_request_of(job_ptr, rconf.isolate_partitions).isolate)
-		error("%s: %pJ asked isolation but started on nodes rlft did not choose: not isolated",
-		      PFX, job_ptr);
+	{
+		bool asked = rlft_request_of(job_ptr, rconf.isolate_partitions).isolate;
+		bool apart = (c && c->isolated) || (asked && n == 1);
+
+		rlft_isolation_tell(job_ptr, apart);
+		if (asked && !apart)
+			error("%s: %pJ asked isolation but started on nodes rlft did not choose: not isolated",
+			      PFX, job_ptr);
+	}
 	_track_hosts(job_ptr, hosts, n, true);
 	ranged = _ranged(hosts, n);
 	_tell_placement(job_ptr, hosts, n, ranged, c);
