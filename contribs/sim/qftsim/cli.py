@@ -103,6 +103,21 @@ OUT/POLICY/rates/NAME.rate as jobs start and end. Time limits are raised
 (scontrol) when a slowed job's projected run passes them, unless
 --kill-slowed.
 
+Isolation (--isolate SHARE[:F], with --comm; docs/isolation.md): SHARE of
+the jobs whose communication share is F (default the largest F of --comm),
+round(SHARE x their number), at least 1, ask isolation; chosen by a shuffle
+from random.Random("isolate:SEED"), so the stream and every f are those of
+the run without --isolate, and a smaller SHARE picks a subset of a larger
+one's jobs (OUT/workload.json "isolate": their indexes). Under the
+select/rlft policies they are submitted with sbatch --qft-isolate (the
+cluster gets a plugstack.conf with spank/qft_lid of the build); under the
+others (cons_tres, linear, block, cons_tres-lid, ...), which cannot isolate,
+and under POLICY+Isolate=no (rlft+Isolate=no: the same stream, nobody
+asking) as usual, but counted apart all the same. The report gives, for
+the jobs that ask and for the others, the count, mean wait, turnaround,
+slowdown and H, and for those that ask how many ran with QFT_ISOLATED=1
+and how many at H > 1 at some time.
+
 Report (OUT/report.txt, OUT/report.json, OUT/users.png, OUT/hsd.png,
 OUT/util.png): per
 policy jobs, utilisation (node-seconds used / (N * makespan)), mean and 95th
@@ -145,7 +160,7 @@ from .fabric import prepare_fabric
 from .metrics import RUN_KEYS, summarise
 from .replay import (DEFAULT_POLICIES, DEFAULT_POLICIES_2411, POLICIES, PolicyRun, policy_conf,
                      policy_lid)
-from .runtime import comm_shares, parse_comm
+from .runtime import comm_shares, isolate_jobs, parse_comm, parse_isolate
 from .scoring import Keeper, Scorer, score_policy
 
 
@@ -190,6 +205,12 @@ def parse_args(argv):
     g.add_argument("--comm", metavar="SPEC",
                    help="jobs slowed by congestion: compute, mixed, comm, F or S:F,S:F,... "
                    "(communication shares; default: off, jobs sleep their run time)")
+    g.add_argument("--isolate", metavar="SHARE[:F]",
+                   help="SHARE in (0,1] of the jobs of communication share F (default the "
+                   "largest F of --comm) ask isolation: sbatch --qft-isolate under the "
+                   "select/rlft policies (spank/qft_lid in plugstack.conf), as usual under "
+                   "the others and under POLICY+Isolate=no; the report shows them and the "
+                   "other jobs apart (needs --comm)")
     g.add_argument("--kill-slowed", action="store_true",
                    help="keep the time limits of the trace run times: slowed jobs may time out")
     g.add_argument("--rate-tick", type=float, default=0.2,
@@ -205,8 +226,9 @@ def parse_args(argv):
     g.add_argument("--policies",
                    help="comma-separated, from %s (default %s; on 24.11 %s); "
                    "POLICY+KEY=VALUE[+KEY=VALUE] sets qft.conf lines of an rlft policy "
-                   "(rlft-wait+ShapeWait=25), and +LidChoice=none|job|dest|pair the LID "
-                   "choice any policy is scored with at --lmc > 0" % (
+                   "(rlft-wait+ShapeWait=25), +LidChoice=none|job|dest|pair the LID "
+                   "choice any policy is scored with at --lmc > 0, and +Isolate=no "
+                   "submits the jobs --isolate chose as usual (rlft+Isolate=no)" % (
                        ", ".join(POLICIES), DEFAULT_POLICIES, DEFAULT_POLICIES_2411))
     g.add_argument("--series", choices=SERIES,
                    default=os.environ.get("QFT_SLURM_SERIES") or "22.05",
@@ -283,6 +305,16 @@ def find_build(args):
                        else "", os.path.basename(cands[0])))
 
 
+def find_spank(build):
+    """The SPANK plugin that gives sbatch --qft-isolate (spank/qft_lid)."""
+    path = os.path.join(build, "contribs", "spank", "spank_qft_lid.so")
+    if not os.path.exists(path):
+        raise SimError("--isolate: no %s in the build (its jobs ask --qft-isolate, an option "
+                       "of spank/qft_lid): build it (make in %s), or run only policies that "
+                       "do not isolate (POLICY+Isolate=no, cons_tres, ...)" % (path, build))
+    return path
+
+
 def build_series(build):
     """The Slurm series a build's plugins are for (SLURM_SERIES in its
     Makefile, which configure sets from the Slurm source it found)."""
@@ -321,6 +353,9 @@ def setup(a):
     os.makedirs(sim.out, exist_ok=True)
     sim.comm = None
     sim.comm_classes = parse_comm(a.comm) if a.comm else None
+    # --isolate: (share, f), the jobs chosen once the stream is known
+    sim.isolate_spec = parse_isolate(a.isolate, sim.comm_classes) if a.isolate else None
+    sim.isolate = None
     policies = a.policies or (DEFAULT_POLICIES_2411 if a.series == "24.11" else DEFAULT_POLICIES)
     sim.policies = [p.strip() for p in policies.split(",") if p.strip()]
     for p in sim.policies:
@@ -332,6 +367,11 @@ def setup(a):
     os.environ["QFT_SLURM_SERIES"] = a.series
     if len(set(sim.policies)) != len(sim.policies):
         raise SimError("a policy is listed twice in --policies")
+    if not a.isolate and not a.report_only:
+        # (a report rebuilt from jobs.json needs no --isolate)
+        for p in sim.policies:
+            if policy_conf(p).get("isolate_set"):
+                raise SimError("policy %s: +Isolate= needs --isolate SHARE[:F]" % p)
     if a.lmc is not None and not 0 <= a.lmc <= 7:
         raise SimError("--lmc takes 0..7, not %d" % a.lmc)
     if a.kill_ctld_at is not None and not 0 < a.kill_ctld_at < 1:
@@ -351,11 +391,18 @@ def prepare_workload(sim):
         sim.comm = comm_shares(sim.comm_classes, len(jobs), a.seed)
         winfo["comm"] = {"spec": a.comm, "classes": sim.comm_classes,
                          "mean_f": round(mean(sim.comm), 4)}
+    if sim.isolate_spec:
+        share, f = sim.isolate_spec
+        sim.isolate = isolate_jobs(sim.comm, share, f, a.seed)
+        winfo["isolate"] = {
+            "spec": a.isolate, "share": share, "f": f, "jobs": len(sim.isolate),
+            "of": sum(1 for x in sim.comm if abs(x - f) < 1e-9),
+            "policies": [p for p in sim.policies if policy_conf(p)["isolate"]]}
     sim.compress = choose_compress(a, jobs)
     offered = sum(j.size * j.runtime for j in jobs) / (
         sim.fabric.hosts * max(1e-9, jobs[-1].arrival + mean([j.runtime for j in jobs])))
     workload.describe(jobs, winfo)
-    workload.save(sim.out, jobs, winfo, sim.compress, sim.fabric, sim.comm)
+    workload.save(sim.out, jobs, winfo, sim.compress, sim.fabric, sim.comm, sim.isolate)
     floored = sum(1 for j in jobs if j.runtime / sim.compress < a.min_sleep)
     if winfo.get("kind") == "swf":
         log("SWF %s: %d lines, %s; %d processors per node" % (
@@ -372,6 +419,11 @@ def prepare_workload(sim):
             winfo["sizes"]["mean"], fmt_dur(winfo["runtimes"]["min"]),
             fmt_dur(winfo["runtimes"]["max"]), fmt_dur(winfo["runtimes"]["mean"]),
             fmt_dur(jobs[-1].arrival), offered))
+    if sim.isolate is not None:
+        i = winfo["isolate"]
+        log("isolation: %d of the %d jobs at f = %g ask (--isolate %s): --qft-isolate under %s; "
+            "the others submit them as usual" % (
+                i["jobs"], i["of"], i["f"], i["spec"], ", ".join(i["policies"]) or "no policy"))
     log("time compressed %gx: arrivals over %.0f real s, sleeps %.2f..%.2f s (%d jobs raised "
         "to --min-sleep %.1f s)" % (sim.compress, jobs[-1].arrival / sim.compress,
                                     max(a.min_sleep, min(j.runtime for j in jobs) / sim.compress),
@@ -428,6 +480,12 @@ def main(argv):
     os.makedirs(sim.plugin_dir, exist_ok=True)
     for pl in plugs:
         shutil.copy2(pl, sim.plugin_dir)
+    sim.spank = None
+    if sim.isolate and any(policy_conf(p)["isolate"] for p in sim.policies):
+        sim.spank = find_spank(build)
+        shutil.copy2(sim.spank, sim.plugin_dir)
+        sim.spank = os.path.join(sim.plugin_dir, os.path.basename(sim.spank))
+        log("--qft-isolate from %s (plugstack.conf)" % sim.spank)
     if any(policy_conf(p)["select"] == "select/rlft" for p in sim.policies):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,

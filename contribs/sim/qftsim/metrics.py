@@ -120,8 +120,54 @@ def summarise(jobs, hosts, run):
     rl = _rlft_figures(jobs, scored)
     if rl:
         s["rlft"] = rl
+    iso = isolate_figures(jobs)
+    if iso:
+        s["isolate"] = iso
     s.update(run)
     return s
+
+
+def _group_figures(jobs):
+    """Count, mean wait, turnaround, slowdown and H of a group of jobs (the
+    jobs that ran; slowdown and H with the runtime model, H of the
+    multi-node jobs, time-weighted per job)."""
+    ran = [j for j in jobs if j.get("start") is not None and j.get("end") is not None
+           and j.get("nodelist")]
+    model = [j for j in ran if j.get("run_model") is not None and j.get("work")]
+    multi = [j for j in model if j.get("h_mean") is not None and j["nodes"] > 1]
+    slow = [j["slowdown"] for j in model]
+    return {
+        "jobs": len(jobs), "ran": len(ran),
+        "completed": sum(1 for j in jobs if j.get("state") in FINAL_OK),
+        "wait_mean": mean([j["wait"] for j in ran if j.get("wait") is not None]),
+        "turnaround_mean": mean([j["end"] - j["submit"] for j in ran
+                                 if j.get("submit") is not None]),
+        "slowdown_mean": mean(slow), "slowdown_max": max(slow) if slow else None,
+        "h_mean": mean([j["h_mean"] for j in multi]),
+    }
+
+
+def isolate_figures(jobs):
+    """With --isolate (jobs carry isolate_asked): the jobs that ask
+    isolation and the others apart (_group_figures), and for those that
+    ask how many were submitted with --qft-isolate, got QFT_ISOLATED=1,
+    ran at H > 1 at some time (h_max, the runtime model's) and, of those,
+    how many had H > 1 alone (their own placement, qft score); None
+    without --isolate."""
+    if not any("isolate_asked" in j for j in jobs):
+        return None
+    asking = [j for j in jobs if j.get("isolate_asked")]
+    others = [j for j in jobs if not j.get("isolate_asked")]
+    a = _group_figures(asking)
+    hot = [j for j in asking if j.get("h_max") is not None and j["h_max"] > 1.0 + 1e-9]
+    a.update(submitted=sum(1 for j in asking if j.get("isolate_submitted")),
+             isolated=sum(1 for j in asking if j.get("isolated")),
+             model_jobs=sum(1 for j in asking if j.get("h_max") is not None),
+             h_above_1=len(hot),
+             h_above_1_alone=sum(1 for j in hot if (j.get("hsd_alone") or 1.0) > 1.0 + 1e-9))
+    o = _group_figures(others)
+    o["isolated"] = sum(1 for j in others if j.get("isolated"))
+    return {"asking": a, "others": o}
 
 
 def _time_figures(jobs, ran, completed, makespan):

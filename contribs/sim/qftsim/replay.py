@@ -85,21 +85,35 @@ def policy_conf(name):
     that policy with qft.conf lines set (a KEY it has is replaced), for a
     sweep such as rlft-wait+ShapeWait=25. +LidChoice=MODE (none, job, dest
     or pair; any policy) sets the LID choice its jobs are scored with
-    instead (conf["lid"]): it is the simulator's, not a qft.conf line."""
+    instead (conf["lid"]): it is the simulator's, not a qft.conf line.
+    +Isolate=no (any policy) submits the jobs --isolate chose as usual,
+    nobody asking: the same stream beside the run where they ask
+    (conf["isolate"]: whether the chosen jobs are submitted with
+    --qft-isolate; by default under select/rlft only, which alone can
+    isolate; the simulator's too)."""
     base, *lines = name.split("+")
     if base not in POLICIES:
         raise SimError("unknown policy %s (one of %s, optionally +KEY=VALUE)" % (
             base, ", ".join(POLICIES)))
-    conf = dict(POLICIES[base], lid=default_lid(POLICIES[base]))
+    conf = dict(POLICIES[base], lid=default_lid(POLICIES[base]),
+                isolate=POLICIES[base]["select"] == "select/rlft")
     if not lines:
         return conf
     qft_conf = None if conf["qft_conf"] is None else list(conf["qft_conf"])
-    conf_lines, lid = [], None
+    conf_lines, lid, isolate = [], None, None
     for line in lines:
         key, eq, value = line.partition("=")
         if not key or not eq or not value or not key.isalnum():
             raise SimError("policy %s: expected +KEY=VALUE (a qft.conf line), got +%s" % (
                 name, line))
+        if key.lower() == "isolate":
+            if value.lower() not in ("yes", "no"):
+                raise SimError("policy %s: Isolate=%s, expected yes or no" % (name, value))
+            isolate = value.lower() == "yes"
+            if isolate and conf["select"] != "select/rlft":
+                raise SimError("policy %s: only select/rlft isolates jobs (%s is %s)" % (
+                    name, base, conf["select"]))
+            continue
         if key.lower() == "lidchoice":
             lid = "none" if value.lower() in ("none", "off") else value.lower()
             if lid not in LID_MODES:
@@ -122,6 +136,9 @@ def policy_conf(name):
     if lid is not None:
         label += ", LidChoice=%s" % lid
         conf.update(lid=lid, lid_set=True)
+    if isolate is not None:
+        label += ", Isolate=%s" % ("yes" if isolate else "no")
+        conf.update(isolate=isolate, isolate_set=True)
     return dict(conf, qft_conf=qft_conf, label=label)
 
 
@@ -166,6 +183,10 @@ class PolicyRun:
         self.conf = policy_conf(policy)
         self.lid = policy_lid(policy, sim.fabric.lmc)
         self.rlft = self.conf["select"] == "select/rlft"
+        # the jobs --isolate chose (every policy counts them apart), and
+        # those this policy submits with --qft-isolate (select/rlft's)
+        self.asks = set(getattr(sim, "isolate", None) or ())
+        self.isolate_ids = self.asks if self.conf.get("isolate") else set()
         self.dir = os.path.join(sim.out, policy)
         self.env_dir = os.path.join(self.dir, "jobenv")
         self.rates_dir = os.path.join(self.dir, "rates")
@@ -193,7 +214,20 @@ class PolicyRun:
     # -- cluster ----------------------------------------------------------
     def write_conf(self):
         """The files beside slurm.conf: qft.conf and the fabric for the
-        rlft policies, topology.conf for the others."""
+        rlft policies, topology.conf for the others; and plugstack.conf
+        with spank/qft_lid when jobs ask --qft-isolate (sbatch learns the
+        option from it)."""
+        files = self.policy_files()
+        if self.isolate_ids:
+            sdir = os.path.join(self.dir, "spank")
+            os.makedirs(sdir)
+            with open(os.path.join(sdir, "plugstack.conf"), "w") as f:
+                f.write("# qft-sim policy %s: --qft-isolate (docs/isolation.md)\n"
+                        "optional %s\n" % (self.policy, self.sim.spank))
+            files.append(os.path.join(sdir, "plugstack.conf"))
+        return files
+
+    def policy_files(self):
         sim = self.sim
         if self.conf["topology"] == "topology/block":
             # the harness copies files by name: topology.conf beside slurm.conf
@@ -262,8 +296,10 @@ class PolicyRun:
         else:
             script += "sleep %.2f" % sleep
         args = ["--parsable", "-N", node_range(job.size, self.sim.args.node_range),
-                "-J", name, "-t", str(limit),
-                "-o", "/dev/null", "--wrap", script]
+                "-J", name, "-t", str(limit), "-o", "/dev/null"]
+        if job.idx in self.isolate_ids:
+            args.append("--qft-isolate")
+        args += ["--wrap", script]
         deadline = time.time() + 180
         delay = 0.5
         while True:
@@ -555,6 +591,11 @@ class PolicyRun:
         for job in self.sim.jobs:
             d = {"idx": job.idx, "name": self.job_name(job), "size": job.size,
                  "arrival": round(job.arrival, 1), "runtime": round(job.runtime, 1)}
+            if self.sim_isolates():
+                # asked: chosen by --isolate, whether this policy submits
+                # it with --qft-isolate (submitted) or as usual
+                d["isolate_asked"] = job.idx in self.asks
+                d["isolate_submitted"] = job.idx in self.isolate_ids
             if job.idx in self.rejected:
                 d.update(state="REJECTED", reason=self.rejected[job.idx])
                 jobs.append(d)
@@ -607,6 +648,10 @@ class PolicyRun:
                 d["wait"] = round(max(0.0, st - sub) * C, 1)
             if jid in rl:
                 d["rlft"] = self.rlft_record(jid, rl[jid])
+            if self.sim_isolates():
+                # select/rlft put it apart: QFT_ISOLATED=1 in its environment
+                d["isolated"] = self.rlft and bool(d["nodelist"]) and \
+                    job_env(self.env_dir, jid).get("QFT_ISOLATED") == "1"
             if self.live:
                 self.model_record(job, d)
             jobs.append(d)
@@ -633,6 +678,12 @@ class PolicyRun:
         rec = self.live.records.get(name)
         if rec:
             d["h_mean"] = round(rec["h_mean"], 4)
+            d["h_max"] = round(rec["h_max"], 4)
+
+    def sim_isolates(self):
+        """Whether the run has --isolate (its jobs carry the isolation
+        fields, in every policy)."""
+        return getattr(self.sim, "isolate", None) is not None
 
     def run_info(self):
         """What the report keeps of the run besides the jobs."""

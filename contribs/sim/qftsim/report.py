@@ -179,6 +179,52 @@ def _class_table(rep, jobs_by_policy):
     return lines
 
 
+def _isolate_table(rep):
+    """With --isolate: per policy the jobs that ask isolation and the
+    others apart (count, mean wait, turnaround, slowdown, mean H of the
+    multi-node ones), how many of those that ask ran with QFT_ISOLATED=1
+    and at H > 1 at some time (of which H > 1 alone, by their own
+    placement), and the whole stream's utilisation."""
+    iso = rep["workload"].get("isolate")
+    if not iso:
+        return []
+    order, pol = rep["policies_order"], rep["policies"]
+    wide = max([13] + [len(n) for n in order])
+    fmt = "%-" + str(wide) + "s %-6s %5s %9s %11s %9s %6s %13s %11s %6s"
+    hdr = fmt % ("policy", "group", "jobs", "wait avg", "turnaround", "slowdown", "H run",
+                 "QFT_ISOLATED", "H>1 (alone)", "util")
+    lines = ["Isolation --isolate %s: %d of the %d jobs at f = %g ask (sbatch --qft-isolate under "
+             "%s; as usual under the others, counted apart all the same); H run: mean H of "
+             "the multi-node jobs; H>1: jobs that ran at H > 1 at some time (alone: of them, "
+             "H > 1 by their own placement); util: the whole stream" % (
+                 iso["spec"], iso["jobs"], iso["of"], iso["f"],
+                 ", ".join(p for p in order if p in iso.get("policies", ())) or "no policy"),
+             hdr, "-" * len(hdr)]
+
+    def num(x, f):
+        return "-" if x is None else f % x
+    for n in order:
+        g = pol[n].get("isolate")
+        if not g:
+            continue
+        for group in ("asking", "others"):
+            e = g[group]
+            if group == "asking":
+                isol = ("%d/%d" % (e["isolated"], e["jobs"]) if e["submitted"]
+                        else "not asked")
+                hot = ("-" if not e["model_jobs"] else "%d (%d)" % (e["h_above_1"],
+                                                                  e["h_above_1_alone"]))
+            else:
+                isol = "%d" % e["isolated"] if e["isolated"] else "-"
+                hot = "-"
+            lines.append((fmt % (
+                n, group, e["jobs"], fmt_dur(e["wait_mean"]),
+                fmt_dur(e["turnaround_mean"]), num(e["slowdown_mean"], "%.3f"),
+                num(e["h_mean"], "%.2f"), isol, hot,
+                _pct(pol[n]["utilisation"]) if group == "asking" else "")).rstrip())
+    return lines
+
+
 def _hsd_notes(rep):
     order, pol = rep["policies_order"], rep["policies"]
     lines = ["HSD: Shift, tree rank order, average over stages of the busiest link "
@@ -245,6 +291,9 @@ def report_text(rep, jobs_by_policy=None):
     if notes:
         lines += [""] + notes
     table = _class_table(rep, jobs_by_policy or {})
+    if table:
+        lines += [""] + table
+    table = _isolate_table(rep)
     if table:
         lines += [""] + table
     lines.append("")

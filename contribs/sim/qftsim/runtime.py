@@ -52,6 +52,12 @@ Each class gets round(S * jobs) jobs (largest remainders), placed by a
 shuffle from random.Random("comm:SEED") (--seed): the job stream's own
 draws are untouched. SWF traces carry no communication figure: their jobs
 get their f by the same rule, in the order of the trace.
+
+Isolation (--isolate SHARE[:F]): SHARE of the jobs whose f is F (default
+the largest f of --comm) ask `--qft-isolate` (docs/isolation.md), chosen
+by a shuffle from random.Random("isolate:SEED") (isolate_jobs), so the
+stream and the f of every job are those of the run without it. A job's
+largest H while it ran (h_max) tells whether it was ever congested.
 """
 
 import math
@@ -110,6 +116,42 @@ def comm_shares(classes, njobs, seed):
     return fs
 
 
+def parse_isolate(text, classes):
+    """--isolate SHARE[:F] as (share, f): SHARE in (0, 1] of the jobs whose
+    communication share is F (default the largest F of the --comm
+    classes `classes`, [(share, f), ...]) ask isolation."""
+    if not classes:
+        raise SimError("--isolate %s needs --comm: it picks jobs by their communication "
+                       "share (for example --comm 0.3:0.5,0.7:0.1 --isolate 0.3)" % text)
+    share, sep, f = text.strip().partition(":")
+    try:
+        share = float(share)
+        f = float(f) if sep else max(x for _, x in classes)
+    except ValueError:
+        raise SimError("--isolate: SHARE or SHARE:F (numbers), not %s" % text)
+    if not 0.0 < share <= 1.0:
+        raise SimError("--isolate %s: the share %g is not in (0, 1]" % (text, share))
+    if not any(abs(f - x) < 1e-9 and s > 0 for s, x in classes):
+        raise SimError("--isolate %s: no job has f = %g under --comm (its shares: %s)" % (
+            text, f, ", ".join("%g" % x for s, x in classes if s > 0)))
+    return share, f
+
+
+def isolate_jobs(comm, share, f, seed):
+    """The indexes (sorted) of the jobs that ask isolation: of the jobs whose
+    communication share (`comm`, one f per job) is f, round(share x their
+    number) (half up; at least 1), the first of a shuffle from
+    random.Random("isolate:SEED"). The stream's draws and the communication
+    shares are untouched, and for one seed a smaller share picks a subset
+    of a larger one's jobs."""
+    cands = [i for i, x in enumerate(comm) if abs(x - f) < 1e-9]
+    if not cands:
+        return []
+    random.Random("isolate:%d" % seed).shuffle(cands)
+    n = max(1, min(len(cands), int(math.floor(share * len(cands) + 0.5))))
+    return sorted(cands[:n])
+
+
 def expand_hostlist(text):
     """The hosts of a Slurm host list such as n[0001-0003,0007],login1."""
     out = []
@@ -134,7 +176,7 @@ class RunningJob:
     progress since its last rate change (t_change, done_change, rate)."""
 
     __slots__ = ("key", "hosts", "nodes", "f", "work", "start", "t_change",
-                 "done_change", "rate", "h", "sharers", "h_area")
+                 "done_change", "rate", "h", "sharers", "h_area", "h_max")
 
     def __init__(self, key, hosts, nodes, f, work, t):
         self.key = key
@@ -149,6 +191,7 @@ class RunningJob:
         self.h = 1.0
         self.sharers = set()
         self.h_area = 0.0          # integral of H over the run
+        self.h_max = 1.0           # the largest H it ran at for a while
 
     def done(self, t):
         return self.done_change + (t - self.t_change) * self.rate
@@ -160,6 +203,8 @@ class RunningJob:
     def set_rate(self, t, h):
         self.done_change = self.done(t)
         self.h_area += (t - self.t_change) * self.h
+        if t > self.t_change:
+            self.h_max = max(self.h_max, self.h)
         self.t_change = t
         self.h = h
         self.rate = rate(self.f, h)
@@ -473,7 +518,9 @@ class LiveRates(threading.Thread):
                 if job is not None and model is self.model:
                     self.records[name] = {"start": job.start, "end": t, "f": job.f,
                                           "h_mean": job.h_area / (t - job.start)
-                                          if t > job.start else job.h}
+                                          if t > job.start else job.h,
+                                          "h_max": job.h_max if t > job.start
+                                          else max(job.h_max, job.h)}
         return touched
 
     def step(self):

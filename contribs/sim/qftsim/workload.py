@@ -209,13 +209,16 @@ def write_swf(path, jobs, fab, info):
                 j.size, j.size, req))
 
 
-def save(out, jobs, info, compress, fab, comm=None):
+def save(out, jobs, info, compress, fab, comm=None, isolate=None):
     """OUT/workload.json (the stream as run; with the runtime model, each
-    job's communication share in "comm") and OUT/workload.swf (the same
-    as SWF, to replay it elsewhere)."""
+    job's communication share in "comm"; with --isolate, the indexes of
+    the jobs that ask isolation in "isolate") and OUT/workload.swf (the
+    same as SWF, to replay it elsewhere)."""
     d = {"info": info, "compress": compress, "jobs": [j.to_dict() for j in jobs]}
     if comm is not None:
         d["comm"] = comm
+    if isolate is not None:
+        d["isolate"] = list(isolate)
     with open(os.path.join(out, "workload.json"), "w") as f:
         json.dump(d, f, indent=1)
     write_swf(os.path.join(out, "workload.swf"), jobs, fab, info)
