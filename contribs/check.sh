@@ -57,7 +57,8 @@ trap '_pool_stamp "end (exit $?)"' EXIT
 _pool_stamp "Debian packages (contribs/scripts/deps.sh)"
 "$top/contribs/scripts/deps.sh" python3-matplotlib dpkg-dev libmunge-dev libpmix-dev \
 	ibsim-utils libumad2sim0 infiniband-diags opensm ibutils \
-	clang-14 libclang-rt-14-dev curl ca-certificates xz-utils gpgv debian-archive-keyring ccache
+	clang-14 libclang-rt-14-dev curl ca-certificates xz-utils gpgv debian-archive-keyring ccache \
+	debhelper lintian fakeroot
 # Every compile through ccache (Debian's compiler links in /usr/lib/ccache),
 # one cache for all: release-24.11 shares its core with release (107 s of
 # compiles become 12), and Slurm 24.11's build without front end the files
@@ -93,6 +94,15 @@ done
 # make check, then what each test program checked (and the failures' logs)
 check_cmd() { echo "rc=0; make -C \"$1\" -s -j2 check || rc=\$?; '$top/contribs/scripts/test-logs.sh' \"$1\"; exit \$rc"; }
 pool_add check-release cpu "build$(sfx "$first")" "$(check_cmd "$(build_dir "$first")")"
+# the Debian packages for this machine's Slurm (22.05), built with the
+# Debian tools and lintian clean, then installed and loaded by Debian's own
+# daemons (tests/deb/test-deb.sh; with 24.11's daemons: refused by version)
+if [ "$what" = all ] && [ "$first" = 22.05 ]; then
+	pool_add deb-build cpu "slurm-22.05" "QFT_DEB_CHECK=0 '$top/contribs/deb/build.sh' 22.05"
+	deb_needs="deb-build"
+	case " $series " in *" 24.11 "*) deb_needs="$deb_needs slurm-24.11-real" ;; esac
+	pool_add test-deb test "$deb_needs" "bash '$top/tests/deb/test-deb.sh'"
+fi
 if [ "$what" = all ]; then
 	# -O1, as AddressSanitizer advises: a third less compile time than -O2
 	pool_add build-sanitize cpu "" \
