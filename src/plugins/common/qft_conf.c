@@ -61,6 +61,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"LidTableWait", S_P_UINT32},
 	{"LidTestDelay", S_P_UINT32},
 	{"IsolatePartitions", S_P_STRING},
+	{"PlanBusyFirst", S_P_BOOLEAN},
 	{NULL}
 };
 
@@ -164,6 +165,7 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	s_p_get_uint32(&conf->shape_wait, "ShapeWait", tbl);
 	s_p_get_uint32(&conf->shape_wait_max, "ShapeWaitMax", tbl);
 	s_p_get_uint32(&conf->shape_holds, "ShapeHolds", tbl);
+	s_p_get_boolean(&conf->plan_busy_first, "PlanBusyFirst", tbl);
 	if (conf->shape_wait > QFT_SHAPE_WAIT_MAX) {
 		*why = xstrdup_printf("%s: ShapeWait=%u, expected a percentage of the job's time limit, 0 to %d",
 				      conf->path, conf->shape_wait, QFT_SHAPE_WAIT_MAX);
@@ -191,6 +193,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	memset(conf, 0, sizeof(*conf));
 	conf->sample_stages = 32;
 	conf->rank_by_congestion = true;
+	conf->plan_busy_first = true;
 	conf->products = false;
 	conf->round_up = 0;
 	conf->lid_choice = QFT_LID_AUTO;

@@ -49,6 +49,10 @@ typedef struct {
 	uint32_t shape_holds;       /* ShapeHolds=, how many waiting jobs
 				     * hold nodes in backfill's plan (those
 				     * of highest priority); 0: all */
+	bool plan_busy_first;       /* PlanBusyFirst=yes|no, default yes: a
+				     * start backfill plans for later holds
+				     * nodes busy now rather than idle ones
+				     * when that starts it no later */
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */

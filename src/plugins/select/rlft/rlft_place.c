@@ -1173,6 +1173,11 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	return RLFT_RESTRICTED;
 }
 
+extern bool rlft_plan_busy_first(void)
+{
+	return rconf.plan_busy_first;
+}
+
 extern void rlft_forget_choice(job_record_t *job_ptr)
 {
 	if (chosen)

@@ -57,4 +57,7 @@ extern void rlft_base_time(job_record_t *job_ptr, long usec);
 /* Its nodes changed (resized, expanded). */
 extern void rlft_job_update(job_record_t *job_ptr);
 
+/* qft.conf PlanBusyFirst= (select_rlft.c, WILL_RUN). */
+extern bool rlft_plan_busy_first(void);
+
 #endif

@@ -336,6 +336,45 @@ extern int select_p_node_init(void)
 	return rc;
 }
 
+/*
+ * Backfill (WILL_RUN) plans a job that cannot start now on the nodes
+ * cons_tres picks among those free at its planned start, idle ones
+ * included, and no job behind it may use those idle nodes meanwhile. When
+ * the same start is possible on nodes busy now, plan it there instead, so
+ * that the idle nodes stay free for backfill (qft.conf PlanBusyFirst=;
+ * issue 33: under rlft's layout more idle nodes went into such plans, 8.5
+ * against 7.9 per planned job, the cause of its longer waits).
+ */
+static void _plan_busy_first(job_record_t *job_ptr, bitstr_t *node_bitmap,
+			     bitstr_t *before, uint32_t min_nodes, uint32_t max_nodes,
+			     uint32_t req_nodes, uint16_t mode, list_t *preemptee_candidates,
+			     RLFT_TEST_EXTRA_PARAMS)
+{
+	time_t planned = job_ptr->start_time;
+	bitstr_t *busy;
+	int rc;
+
+	if (!before || !idle_node_bitmap || planned <= time(NULL) ||
+	    !bit_overlap_any(node_bitmap, idle_node_bitmap) ||
+	    (preemptee_candidates && list_count(preemptee_candidates)))
+		return;
+	busy = bit_copy(before);
+	bit_and_not(busy, idle_node_bitmap);
+	if (bit_set_count(busy) < min_nodes) {
+		FREE_NULL_BITMAP(busy);
+		return;
+	}
+	rc = (*base.job_test)(job_ptr, busy, min_nodes, max_nodes, req_nodes, mode,
+			      preemptee_candidates, NULL, RLFT_TEST_EXTRA_ARGS);
+	if (rc == SLURM_SUCCESS && job_ptr->start_time <= planned) {
+		log_flag(SELECT_TYPE, "%s: %pJ planned at %ld on nodes busy now, not idle ones",
+			 plugin_type, job_ptr, (long) planned);
+		bit_copybits(node_bitmap, busy);
+	}
+	job_ptr->start_time = planned;
+	FREE_NULL_BITMAP(busy);
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
 			     uint32_t req_nodes, uint16_t mode,
@@ -374,6 +413,12 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	rc = (*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes,
 			      req_nodes, mode, preemptee_candidates,
 			      preemptee_job_list, RLFT_TEST_EXTRA_ARGS);
+	/* only where cons_tres chose: rlft's own plans (ShapeWait=, isolation)
+	 * returned above */
+	if (rc == SLURM_SUCCESS && (mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN &&
+	    rlft_plan_busy_first())
+		_plan_busy_first(job_ptr, node_bitmap, before, min_nodes, max_nodes, req_nodes,
+				 mode, preemptee_candidates, RLFT_TEST_EXTRA_ARGS);
 out:
 	FREE_NULL_BITMAP(before);
 	return rc;
