@@ -1067,8 +1067,8 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	rq = rlft_request_of(job_ptr, rconf.isolate_partitions);
 	/* WILL_RUN (backfill) simulates jobs ending inside the bitmap: any
 	 * narrowing by today's occupancy would be wrong there; only a shape
-	 * the running jobs' ends free is (ShapeWait=). Isolation is checked
-	 * when the job is started (RUN_NOW), against the jobs running then. */
+	 * the running jobs' ends free is (ShapeWait=), and a placement apart
+	 * from the jobs still running then (isolation: _will_run_apart). */
 	apart = rq.isolate || (lib->placer_isolated(placer) && max_nodes > 1);
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !_may_wait(&rq) && !apart)
 		return RLFT_PASS;
