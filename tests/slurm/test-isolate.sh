@@ -123,9 +123,15 @@ G=$(submit 1 --qft-isolate)
 wait_running "$W" "$G"
 expect_eq "a 1-node job asking isolation runs" "$(state "$G")" RUNNING
 expect_eq "a 1-node job asking isolation: QFT_ISOLATED" "$(env_of "$G" QFT_ISOLATED)" 1
+# sized by tasks alone (one CPU a node: -n 2 is two nodes)
+H=$(cd "$W" && "$BIN/sbatch" --parsable -n 2 --qft-isolate -o /dev/null \
+	--wrap "env | grep ^QFT_ | sort > $T/jobs/\$SLURM_JOB_ID.env; sleep 600")
+wait_running "$W" "$H"
+expect_eq "-n 2 asking isolation runs on 2 nodes" "$(state "$H") $("$BIN/squeue" -h -j "$H" -o %D)" "RUNNING 2"
+expect_eq "-n 2 asking isolation: QFT_ISOLATED" "$(env_of "$H" QFT_ISOLATED)" 1
 check "--qft-isolate=maybe fails sbatch" \
 	sh -c "! (cd '$W' && '$BIN/sbatch' -N 1 --qft-isolate=maybe --wrap true) 2>'$T/bad.err'"
 check "naming the option and what it expects" grep -q "qft-isolate=maybe: expected yes or no" "$T/bad.err"
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
-"$BIN/scancel" "$E" "$F" "$G"
+"$BIN/scancel" "$E" "$F" "$G" "$H"
 finish
