@@ -32,6 +32,7 @@
 #include "lib/place/order.hpp"
 #include "lib/lid/lid.hpp"
 #include "lib/place/placement.hpp"
+#include "lib/place/wait.hpp"
 #include "lib/model/model.hpp"
 #include "lib/score/score.hpp"
 #include "lib/common/file.hpp"
@@ -867,6 +868,82 @@ size_t qft_placer_isolated(const qft_placer_t *placer)
 	return guard_or<size_t>(__func__, 0, [&] {
 		return placer ? placer->placer->isolated() : 0;
 	});
+}
+
+void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule, time_t now,
+		    double *wait, double *left)
+{
+	guard_void(__func__, [&] {
+		double w = 0, l = 0;
+		if (job && rule) {
+			const qft::WaitingJob j{job->limit, job->part_default, job->part_max,
+						job->since, job->own_set != 0, job->own};
+			w = qft::shape_wait(j, qft::ShapeWaitRule{rule->percent, rule->max_seconds});
+			l = qft::shape_left(j, w, now);
+		}
+		if (wait)
+			*wait = w;
+		if (left)
+			*left = l;
+	});
+}
+
+int qft_shape_decline(const qft_placement_t *now, double ahead_at)
+{
+	return guard_or<int>(__func__, 0, [&] {
+		return now && now->outcome == QFT_PLACED &&
+		       qft::decline_for_shape(now->congestion_free != 0, now->count, ahead_at);
+	});
+}
+
+struct qft_holders {
+	qft::ShapeHolders holders;
+};
+
+qft_holders_t *qft_holders_create(void)
+{
+	return guard_or<qft_holders_t *>(__func__, nullptr, [] { return new qft_holders; });
+}
+
+void qft_holders_destroy(qft_holders_t *holders)
+{
+	guard_void(__func__, [&] { delete holders; });
+}
+
+int qft_holders_may_hold(qft_holders_t *holders, uint32_t id, uint32_t priority, uint32_t limit,
+			 int (*pending)(uint32_t id, uint32_t *priority, void *arg), void *arg)
+{
+	return guard_or<int>(__func__, 0, [&] {
+		need(holders, "holders");
+		if (!pending)
+			qft::fail(qft::Status::invalid, "pending is NULL");
+		return holders->holders.may_hold(id, priority, limit,
+						 [&](uint32_t other, uint32_t &prio) {
+							 return pending(other, &prio, arg) != 0;
+						 });
+	});
+}
+
+void qft_holders_hold(qft_holders_t *holders, uint32_t id, uint32_t priority)
+{
+	guard_void(__func__, [&] {
+		if (holders)
+			holders->holders.hold(id, priority);
+	});
+}
+
+void qft_holders_unhold(qft_holders_t *holders, uint32_t id)
+{
+	guard_void(__func__, [&] {
+		if (holders)
+			holders->holders.unhold(id);
+	});
+}
+
+size_t qft_holders_count(const qft_holders_t *holders)
+{
+	return guard_or<size_t>(__func__, 0,
+				[&] { return holders ? holders->holders.size() : 0; });
 }
 
 } // extern "C"

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -373,6 +374,52 @@ typedef struct qft_place_request {
 QFT_EXPORT qft_status_t qft_placer_place_request(qft_placer_t *placer,
 						 const qft_place_request_t *request,
 						 qft_placement_t *out, char **err);
+
+/* ShapeWait= (select/rlft; docs/product-shapes.md section 11): the rules by
+ * which a job waits for a congestion-free shape rather than start
+ * congested now. What the rules need of a job; minutes, 0 for none: */
+typedef struct qft_wait_job {
+	uint32_t limit;        /* its --time */
+	uint32_t part_default; /* its partition's DefaultTime */
+	uint32_t part_max;     /* its partition's MaxTime */
+	time_t since;          /* when its wait began to count (0: not yet) */
+	int own_set;           /* --qft-shape-wait given: */
+	uint32_t own;          /* its minutes (0: the job never waits) */
+} qft_wait_job_t;
+typedef struct qft_shape_wait_rule {
+	uint32_t percent;     /* ShapeWait=: % of the time limit */
+	uint32_t max_seconds; /* ShapeWaitMax=: the cap, 0: none */
+} qft_shape_wait_rule_t;
+/* *wait: seconds the job may wait in all (its own minutes, else the
+ * rule's share of its time limit, the partition's default or maximum when
+ * it gave none; capped; 0: it may not wait). *left: seconds from `now`
+ * within which a shape must come, the wait counted from job->since (<= 0:
+ * it may wait no longer). */
+QFT_EXPORT void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule,
+			       time_t now, double *wait, double *left);
+/* Whether a start now on `now` is declined for a congestion-free shape due
+ * in `ahead_at` seconds (qft_placer_shape_ahead within *left; negative:
+ * none): only a placement that congests and spans hosts waits, and only
+ * for a shape not free now. */
+QFT_EXPORT int qft_shape_decline(const qft_placement_t *now, double ahead_at);
+/* The waiting jobs holding nodes for their shape in backfill's plan
+ * (ShapeHolds=). */
+typedef struct qft_holders qft_holders_t;
+QFT_EXPORT qft_holders_t *qft_holders_create(void); /* NULL: no memory */
+QFT_EXPORT void qft_holders_destroy(qft_holders_t *holders);
+/* Whether job (id, priority) may hold: fewer than `limit` other holders
+ * rank above it (a higher priority, or the same and a lower id); limit 0:
+ * any number. pending(id, &priority, arg) is asked of each other holder
+ * first: its current priority, 0 when it no longer waits (dropped). */
+QFT_EXPORT int qft_holders_may_hold(qft_holders_t *holders, uint32_t id, uint32_t priority,
+				    uint32_t limit,
+				    int (*pending)(uint32_t id, uint32_t *priority, void *arg),
+				    void *arg);
+/* The job holds (added, or its priority updated; out of memory: it plans
+ * as if it did not) / no longer holds. */
+QFT_EXPORT void qft_holders_hold(qft_holders_t *holders, uint32_t id, uint32_t priority);
+QFT_EXPORT void qft_holders_unhold(qft_holders_t *holders, uint32_t id);
+QFT_EXPORT size_t qft_holders_count(const qft_holders_t *holders);
 /* The prediction for `hosts` (ordinals, in rank order) alone: every stage of
  * the pattern, or stages_played = min(1024, max(1, flow budget / count))
  * evenly spread ones when it has more. Called right after

@@ -60,11 +60,11 @@ static time_t _declined_at(const job_record_t *job_ptr)
 	return *end || t <= 0 ? 0 : (time_t) t;
 }
 
-extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline)
+extern qft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline)
 {
 	const part_record_t *part = job_ptr->part_ptr;
 	const job_details_t *d = job_ptr->details;
-	rlft_wait_job_t j = { .limit = _minutes(job_ptr->time_limit) };
+	qft_wait_job_t j = { .limit = _minutes(job_ptr->time_limit) };
 
 	if (part) {
 		j.part_default = _minutes(part->default_time);

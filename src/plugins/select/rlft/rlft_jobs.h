@@ -17,13 +17,14 @@
 #include "src/plugins/common/qft_slurm.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "src/plugins/select/rlft/rlft_wait.h"
+#include "qft/qft.h"
+#include "src/plugins/select/rlft/rlft_cache.h"
 
 /* The job's limits (its own, its partition's) and when its wait began:
  * its eligible time (scontrol's EligibleTime; the submit time before it
  * has one), or with `from_decline` its first declined start (0: none
  * yet). */
-extern rlft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline);
+extern qft_wait_job_t rlft_wait_job_of(const job_record_t *job_ptr, bool from_decline);
 
 /* A start of the job was declined for a shape at `now`: the first such
  * time is kept in the job's own record, which slurmctld saves with the
@@ -50,7 +51,7 @@ extern uint64_t rlft_job_events(void);
 extern double *rlft_free_at(const uint8_t *eligible, size_t hosts, const int *host_of_node,
 			    int host_of_node_cnt, time_t now);
 /* Frees rlft_free_at's view of the job list, which it keeps from one call
- * to the next and builds again only when the list changed (rlft_wait.h's
+ * to the next and builds again only when the list changed (rlft_cache.h's
  * rlft_stamp_fresh). */
 extern void rlft_jobs_fini(void);
 

@@ -44,7 +44,7 @@
 #include "src/plugins/select/rlft/rlft_lid.h"
 #include "src/plugins/select/rlft/rlft_place.h"
 #include "src/plugins/select/rlft/rlft_jobs.h"
-#include "src/plugins/select/rlft/rlft_wait.h"
+#include "src/plugins/select/rlft/rlft_cache.h"
 
 #define PFX "select/rlft"
 
@@ -61,8 +61,9 @@ __attribute__((weak)) bitstr_t *idle_node_bitmap;
 __attribute__((weak)) time_t last_job_update; /* rlft_declined */
 
 static qft_fabric_t *fabric = NULL;   /* held->fabric */
-static rlft_holders_t holders;        /* waiting jobs holding nodes for a
-				       * shape in backfill's plan */
+static qft_holders_t *holders = NULL; /* waiting jobs holding nodes for
+				       * a shape in backfill's plan (this
+				       * plugin's own libqft: no fabric) */
 /* The fabric in use: topology/qft's when it is the TopologyPlugin, else
  * one rlft_node_init() loaded. Released, never destroyed here: topology/qft
  * may hold it too (src/plugins/common/qft_conf.h). */
@@ -110,7 +111,7 @@ static uint32_t *synced = NULL;
 static size_t synced_cnt = 0;
 static rlft_stamp_t synced_stamp;
 
-/* The hosts of each job the placer tracks (rlft_wait.h), and what the
+/* The hosts of each job the placer tracks (rlft_cache.h), and what the
  * placer was built from: a reconfigure that changes neither keeps it. */
 static rlft_seen_t seen;
 static uint64_t fabric_sig = 0;
@@ -579,7 +580,8 @@ extern void rlft_fini(void)
 	rlft_lid_stop();
 	rlft_isolation_stop();
 	_drop_old_placer();
-	rlft_holders_free(&holders);
+	qft_holders_destroy(holders);
+	holders = NULL;
 	if (placer)
 		lib->placer_destroy(placer);
 	placer = NULL;
@@ -866,57 +868,55 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 /*
  * ShapeWait= (docs/product-shapes.md section 11): the earliest
  * congestion-free shape for the job on the hosts the running jobs' ends
- * free, while the job may still wait for one (its wait counted from its
- * eligible time or, ShapeWaitFrom=decline, its first declined start:
- * rlft_shape_left). RET whether there is one: *ahead holds
- * its hosts, *at when (seconds from now), *wait and *left the job's wait
- * in all and what is left of it.
+ * free, while the job may still wait for one. The rules (how long, counted
+ * from when) are libqft's (qft_shape_wait); the job's limits and when its
+ * wait began come from its records (rlft_wait_job_of). RET whether there
+ * is one: *ahead holds its hosts, *at when (seconds from now), *wait and
+ * *left the job's wait in all and what is left of it.
  */
 static bool _shape_ahead(job_record_t *job_ptr, const rlft_request_t *rq, const rlft_count_t *c,
 			 const avail_t *a, double *wait, double *left, double *at,
 			 qft_placement_t *ahead)
 {
-	rlft_wait_job_t wj = rlft_wait_job_of(job_ptr, rconf.shape_wait_from_decline);
+	qft_wait_job_t wj = rlft_wait_job_of(job_ptr, rconf.shape_wait_from_decline);
+	const qft_shape_wait_rule_t rule = { .percent = rconf.shape_wait,
+					     .max_seconds = rconf.shape_wait_max };
 	time_t now = time(NULL);
 	size_t hosts = lib->fabric_host_count(fabric);
-	double *free_at, fits;
+	double *free_at;
 	char *err = NULL;
 	bool found = false;
 	struct timespec t0;
 
 	wj.own_set = rq->shape_wait_set;
 	wj.own = rq->shape_wait;
-	*wait = rlft_shape_wait(&wj, rconf.shape_wait, rconf.shape_wait_max);
-	*left = rlft_shape_left(&wj, *wait, now);
+	qft_shape_wait(&wj, &rule, now, wait, left);
 	if (*wait <= 0 || *left <= 0 || c->lo < 2)
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt, now);
-	fits = rlft_count_fits(free_at, a->eligible, hosts, c->lo);
 	/* the part that grew with the job list (issue 30 item 6) */
 	log_flag(SELECT_TYPE, "%s: %pJ free times %ld us", PFX, job_ptr, rlft_usec_since(&t0));
-	/* a shape needs the count first: none before the count fits */
-	if (fits <= *left) {
-		if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req,
-					    a->nreq, *left, at, ahead, &err)) {
-			error("%s: %pJ: shape ahead: %s", PFX, job_ptr, err);
-			qft_free(err);
-		} else {
-			found = ahead->outcome == QFT_PLACED;
-		}
+	if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req, a->nreq,
+				    *left, at, ahead, &err)) {
+		error("%s: %pJ: shape ahead: %s", PFX, job_ptr, err);
+		qft_free(err);
+	} else {
+		found = ahead->outcome == QFT_PLACED;
 	}
 	xfree(free_at);
 	return found;
 }
 
-static bool _pending(uint32_t id, uint32_t *priority)
+static int _pending(uint32_t id, uint32_t *priority, void *arg)
 {
 	job_record_t *job_ptr = find_job_record(id);
 
+	(void) arg;
 	if (!job_ptr || !IS_JOB_PENDING(job_ptr))
-		return false;
+		return 0;
 	*priority = job_ptr->priority;
-	return true;
+	return 1;
 }
 
 /* Says once per job that it waits for a shape. */
@@ -941,7 +941,7 @@ static int _will_run(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *
 	qft_placement_t ahead;
 
 	if (!_shape_ahead(job_ptr, rq, c, a, &wait, &left, &at, &ahead)) {
-		rlft_unhold(&holders, job_ptr->job_id);
+		qft_holders_unhold(holders, job_ptr->job_id);
 		return RLFT_PASS;
 	}
 	/* ShapeHolds=: backfill cannot fill held nodes with jobs whose limits
@@ -950,14 +950,16 @@ static int _will_run(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *
 	 * cons_tres plans them (docs/sim.md runs 11-13); 0: all hold, and
 	 * no one is counted */
 	if (rconf.shape_holds) {
-		if (!rlft_may_hold(&holders, job_ptr->job_id, job_ptr->priority,
-				   rconf.shape_holds, _pending)) {
-			rlft_unhold(&holders, job_ptr->job_id);
+		if (!holders)
+			holders = qft_holders_create(); /* NULL: all hold */
+		if (holders && !qft_holders_may_hold(holders, job_ptr->job_id, job_ptr->priority,
+						     rconf.shape_holds, _pending, NULL)) {
+			qft_holders_unhold(holders, job_ptr->job_id);
 			log_flag(SELECT_TYPE, "%s: %pJ waits for a %s free in %.0f s without holding it: %u waiting jobs before it hold theirs",
 				 PFX, job_ptr, ahead.kind, at, rconf.shape_holds);
 			return RLFT_PASS;
 		}
-		rlft_hold(&holders, job_ptr->job_id, job_ptr->priority);
+		qft_holders_hold(holders, job_ptr->job_id, job_ptr->priority);
 	}
 	bit_clear_all(bitmap);
 	for (size_t k = 0; k < ahead.count; k++)
@@ -1109,14 +1111,15 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		return rc;
 	}
 	outcome = _place(job_ptr, &c, &a, rq.isolate, NULL, 0, &pl);
-	if (outcome == QFT_PLACED && !pl.congestion_free && pl.count > 1 && _may_wait(&rq)) {
-		/* ShapeWait=: rather than congest now, wait for a shape due
-		 * within the job's wait (not one free now: the placer would
-		 * have taken it) */
+	/* ShapeWait=: rather than congest now, wait for a shape due within
+	 * the job's wait (libqft's rule; INFINITY: would any later shape
+	 * do, before one is searched) */
+	if (_may_wait(&rq) && qft_shape_decline(&pl, INFINITY)) {
 		double wait, left, at;
 		qft_placement_t ahead;
 
-		if (_shape_ahead(job_ptr, &rq, &c, &a, &wait, &left, &at, &ahead) && at > 0) {
+		if (_shape_ahead(job_ptr, &rq, &c, &a, &wait, &left, &at, &ahead) &&
+		    qft_shape_decline(&pl, at)) {
 			rlft_declined(job_ptr, time(NULL));
 			_wait_once(job_ptr, &ahead, at, wait, left);
 			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
@@ -1350,7 +1353,7 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	struct timespec t0;
 
 	recovering = false;
-	rlft_unhold(&holders, id);
+	qft_holders_unhold(holders, id);
 	rlft_wait_ended(job_ptr, time(NULL));
 	if (!placer || !job_ptr->node_bitmap || !job_ptr->details)
 		return;

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Copyright (C) 2026 slurm-qft developers.
+//
+// ShapeWait=: the scheduling rules by which a job waits for a
+// congestion-free shape rather than start congested now
+// (docs/product-shapes.md section 11). How long it may wait, what is left
+// of that, when a start is declined for a shape, and which waiting jobs
+// hold nodes for theirs in backfill's plan (ShapeHolds=). Plain
+// arithmetic on times and priorities: the shape itself is
+// Placer::shape_ahead's; what slurmctld knows of the job (limits, when its
+// wait began, its priority) the caller reads from its own records.
+#ifndef QFT_PLACE_WAIT_HPP
+#define QFT_PLACE_WAIT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <ctime>
+#include <functional>
+#include <vector>
+
+namespace qft {
+
+// What the rules need of a waiting job. Limits in minutes, 0 for none.
+struct WaitingJob {
+	uint32_t limit = 0;        // its --time
+	uint32_t part_default = 0; // its partition's DefaultTime
+	uint32_t part_max = 0;     // its partition's MaxTime
+	std::time_t since = 0;     // when its wait began to count (0: not yet)
+	bool own_set = false;      // --qft-shape-wait given:
+	uint32_t own = 0;          // its minutes (0: the job never waits)
+};
+
+// The site's rule (qft.conf).
+struct ShapeWaitRule {
+	uint32_t percent = 0;     // ShapeWait=: % of the time limit
+	uint32_t max_seconds = 0; // ShapeWaitMax=: the admin's cap, 0: none
+};
+
+// Seconds the job may wait for a shape, in all: its own minutes when it
+// gave them, else rule.percent of its time limit (the partition's default,
+// else maximum, when it gave none); at most rule.max_seconds either way; 0
+// when it may not wait.
+double shape_wait(const WaitingJob &job, const ShapeWaitRule &rule);
+
+// Seconds from `now` within which a shape must come for the job to wait
+// for it: `wait` counted from job.since, so that waiting never delays a
+// start past since + wait whatever the tests in between saw. <= 0: the
+// job may wait no longer.
+double shape_left(const WaitingJob &job, double wait, std::time_t now);
+
+// Whether a start now is declined for a shape: the placement now congests
+// (not proven congestion-free) and spans more than one host, and a
+// congestion-free shape is due later, at `ahead_at` seconds from now
+// (negative: none within what is left of the wait). A shape free now is
+// not waited for: the placer would have taken it.
+bool decline_for_shape(bool now_congestion_free, std::size_t now_hosts, double ahead_at);
+
+// The waiting jobs that hold nodes for their shape in backfill's plan
+// (ShapeHolds=), with their priorities as last seen.
+class ShapeHolders {
+public:
+	// Asked of each other holder: its current priority, or false when it
+	// no longer waits (it is dropped).
+	using Pending = std::function<bool(uint32_t id, uint32_t &priority)>;
+
+	// Whether job (id, priority) may hold: fewer than `limit` other
+	// holders rank above it (a higher priority, or the same and a lower
+	// id: the order slurmctld's schedulers try them in); limit 0: any
+	// number may hold. The holders are first refreshed with `pending`.
+	bool may_hold(uint32_t id, uint32_t priority, uint32_t limit, const Pending &pending);
+	// The job holds (added, or its priority updated) / no longer holds.
+	void hold(uint32_t id, uint32_t priority);
+	void unhold(uint32_t id);
+	std::size_t size() const { return held_.size(); }
+
+private:
+	struct Held {
+		uint32_t id, priority;
+	};
+	std::vector<Held> held_;
+};
+
+} // namespace qft
+
+#endif
