@@ -896,6 +896,32 @@ int qft_shape_decline(const qft_placement_t *now, double ahead_at)
 	});
 }
 
+int qft_isolation_in_play(int asks_isolation, size_t isolated_running, uint32_t max_nodes)
+{
+	return guard_or<int>(__func__, 1, [&] {
+		return qft::isolation_in_play(asks_isolation != 0, isolated_running, max_nodes);
+	});
+}
+
+qft_pass_t qft_pass_to_cons_tres(int run_now, int asks_isolation, size_t isolated_running,
+				 uint32_t max_nodes)
+{
+	return guard_or<qft_pass_t>(__func__, QFT_PASS_WAIT, [&] {
+		switch (qft::pass_to_cons_tres(run_now != 0, asks_isolation != 0,
+					       isolated_running, max_nodes)) {
+		case qft::Pass::whole_bitmap:
+			return QFT_PASS_WHOLE;
+		case qft::Pass::off_isolated:
+			return QFT_PASS_OFF_ISOLATED;
+		case qft::Pass::idle_off_isolated:
+			return QFT_PASS_IDLE_OFF_ISOLATED;
+		case qft::Pass::wait:
+			break;
+		}
+		return QFT_PASS_WAIT;
+	});
+}
+
 struct qft_holders {
 	qft::ShapeHolders holders;
 };

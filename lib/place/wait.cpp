@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Copyright (C) 2026 slurm-qft developers.
 //
-// ShapeWait='s rules (wait.hpp).
+// The scheduling rules beside the placer (wait.hpp).
 
 #include "lib/place/wait.hpp"
 
@@ -41,6 +41,22 @@ bool decline_for_shape(bool now_congestion_free, std::size_t now_hosts, double a
 {
 	// one host uses no switch link: nothing to wait for
 	return !now_congestion_free && now_hosts > 1 && ahead_at > 0;
+}
+
+bool isolation_in_play(bool asks_isolation, std::size_t isolated_running, uint32_t max_nodes)
+{
+	return asks_isolation || (isolated_running > 0 && max_nodes > 1);
+}
+
+Pass pass_to_cons_tres(bool run_now, bool asks_isolation, std::size_t isolated_running,
+		       uint32_t max_nodes)
+{
+	// backfill's plans (WILL_RUN) start nothing: RUN_NOW will judge
+	if (!run_now || (!asks_isolation && !isolated_running))
+		return Pass::whole_bitmap;
+	if (max_nodes <= 1) // no switch link: only the nodes matter
+		return asks_isolation ? Pass::idle_off_isolated : Pass::off_isolated;
+	return Pass::wait;
 }
 
 bool ShapeHolders::may_hold(uint32_t id, uint32_t priority, uint32_t limit,

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Copyright (C) 2026 slurm-qft developers.
 //
-// ShapeWait=: the scheduling rules by which a job waits for a
-// congestion-free shape rather than start congested now
-// (docs/product-shapes.md section 11). How long it may wait, what is left
+// The scheduling rules beside the placer: ShapeWait=, by which a job
+// waits for a congestion-free shape rather than start congested now
+// (docs/product-shapes.md section 11): how long it may wait, what is left
 // of that, when a start is declined for a shape, and which waiting jobs
-// hold nodes for theirs in backfill's plan (ShapeHolds=). Plain
+// hold nodes for theirs in backfill's plan (ShapeHolds=); and what
+// isolation leaves to cons_tres (the placement apart is Placer's). Plain
 // arithmetic on times and priorities: the shape itself is
 // Placer::shape_ahead's; what slurmctld knows of the job (limits, when its
 // wait began, its priority) the caller reads from its own records.
@@ -54,6 +55,22 @@ double shape_left(const WaitingJob &job, double wait, std::time_t now);
 // (negative: none within what is left of the wait). A shape free now is
 // not waited for: the placer would have taken it.
 bool decline_for_shape(bool now_congestion_free, std::size_t now_hosts, double ahead_at);
+
+// Isolation (--qft-isolate, docs/isolation.md) is in play for a job when
+// it asks it, or when an isolated job runs and the job may span hosts (a
+// job of one host uses no switch link).
+bool isolation_in_play(bool asks_isolation, std::size_t isolated_running, uint32_t max_nodes);
+
+// What select/rlft lets cons_tres do with a job it does not place
+// itself in RUN_NOW (cons_tres knows no switch link).
+enum class Pass {
+	whole_bitmap,       // any node cons_tres likes: no isolation in play
+	off_isolated,       // one node, off the isolated jobs' nodes
+	idle_off_isolated,  // one node that no job uses: the job asks isolation
+	wait,               // none: the job waits (its reason says why)
+};
+Pass pass_to_cons_tres(bool run_now, bool asks_isolation, std::size_t isolated_running,
+		       uint32_t max_nodes);
 
 // The waiting jobs that hold nodes for their shape in backfill's plan
 // (ShapeHolds=), with their priorities as last seen.

@@ -2,8 +2,9 @@
 // ShapeWait='s rules (lib/place/wait.hpp): how long a job may wait for a
 // congestion-free shape, counted from when its wait began (its eligible
 // time or first declined start), when a start is declined for one, and
-// which waiting jobs hold nodes for theirs (ShapeHolds=); then the same
-// through the C API select/rlft calls.
+// which waiting jobs hold nodes for theirs (ShapeHolds=), and what
+// isolation leaves to cons_tres; then the same through the C API
+// select/rlft calls.
 #include <cmath>
 #include <map>
 
@@ -81,6 +82,32 @@ void decline_only_what_congests(void **)
 	// proven congestion-free now, or one host (no switch link): start
 	assert_false(decline_for_shape(true, 8, 120));
 	assert_false(decline_for_shape(false, 1, 120));
+}
+
+// Isolation leaves cons_tres only what uses no switch link.
+void what_cons_tres_may_take(void **)
+{
+	assert_false(isolation_in_play(false, 0, 8));
+	assert_true(isolation_in_play(true, 0, 1));  // it asks: always
+	assert_true(isolation_in_play(false, 2, 8)); // beside isolated jobs
+	assert_false(isolation_in_play(false, 2, 1)); // one node: no link
+	// nothing isolated and nothing asked: the whole bitmap
+	assert_true(pass_to_cons_tres(true, false, 0, 64) == Pass::whole_bitmap);
+	// a backfill plan starts nothing: cons_tres plans as it likes
+	assert_true(pass_to_cons_tres(false, true, 3, 64) == Pass::whole_bitmap);
+	// beside isolated jobs a multi-node job waits; so does one asking
+	assert_true(pass_to_cons_tres(true, false, 3, 2) == Pass::wait);
+	assert_true(pass_to_cons_tres(true, true, 0, 64) == Pass::wait);
+	// one node: off the isolated jobs' nodes, on an idle one if it asks
+	assert_true(pass_to_cons_tres(true, false, 3, 1) == Pass::off_isolated);
+	assert_true(pass_to_cons_tres(true, true, 0, 1) == Pass::idle_off_isolated);
+	assert_true(pass_to_cons_tres(true, true, 3, 0) == Pass::idle_off_isolated);
+	// the C API's names for the same answers
+	assert_int_equal(qft_pass_to_cons_tres(1, 0, 3, 2), QFT_PASS_WAIT);
+	assert_int_equal(qft_pass_to_cons_tres(1, 0, 3, 1), QFT_PASS_OFF_ISOLATED);
+	assert_int_equal(qft_pass_to_cons_tres(1, 1, 0, 1), QFT_PASS_IDLE_OFF_ISOLATED);
+	assert_int_equal(qft_pass_to_cons_tres(1, 0, 0, 9), QFT_PASS_WHOLE);
+	assert_true(qft_isolation_in_play(0, 1, 2) && !qft_isolation_in_play(0, 1, 1));
 }
 
 // Jobs 1-9 pending, job 5 not any more; priority 100 - id, job 7 raised
@@ -195,6 +222,7 @@ int main(void)
 		cmocka_unit_test(wait_counted_from_since),
 		cmocka_unit_test(decline_only_what_congests),
 		cmocka_unit_test(holders_first_k),
+		cmocka_unit_test(what_cons_tres_may_take),
 		cmocka_unit_test(through_the_c_api),
 	};
 	return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -402,6 +402,21 @@ QFT_EXPORT void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_r
  * none): only a placement that congests and spans hosts waits, and only
  * for a shape not free now. */
 QFT_EXPORT int qft_shape_decline(const qft_placement_t *now, double ahead_at);
+/* Isolation (--qft-isolate, docs/isolation.md) is in play for a job that
+ * asks it, or may span hosts while isolated jobs run. */
+QFT_EXPORT int qft_isolation_in_play(int asks_isolation, size_t isolated_running,
+				     uint32_t max_nodes);
+/* What may be left to cons_tres, which knows no switch link, of a job the
+ * placer did not place (select/rlft's job_test): */
+typedef enum qft_pass {
+	QFT_PASS_WHOLE = 0,         /* any node: no isolation in play (or a
+				     * plan, not a start) */
+	QFT_PASS_OFF_ISOLATED,      /* one node off the isolated jobs' */
+	QFT_PASS_IDLE_OFF_ISOLATED, /* one idle node: the job asks isolation */
+	QFT_PASS_WAIT               /* nothing: the job waits */
+} qft_pass_t;
+QFT_EXPORT qft_pass_t qft_pass_to_cons_tres(int run_now, int asks_isolation,
+					    size_t isolated_running, uint32_t max_nodes);
 /* The waiting jobs holding nodes for their shape in backfill's plan
  * (ShapeHolds=). */
 typedef struct qft_holders qft_holders_t;

@@ -978,25 +978,29 @@ static bool _may_wait(const rlft_request_t *rq)
 }
 
 /*
- * RLFT_PASS lets cons_tres choose from the whole bitmap: not in RUN_NOW
- * while isolation is in play for a job that may span leaves (an isolated
- * job, or any job beside one: cons_tres knows no link). Such a job waits,
- * saying why. A job of one node uses no switch link: it passes, off the
- * isolated jobs' nodes, and when it asks isolation itself, onto an idle
- * node (job_begin marks it isolated: later jobs keep off its node).
+ * What cons_tres may do with a job the placer did not place (libqft's
+ * rule, qft_pass_to_cons_tres): choose from the whole bitmap (RLFT_PASS),
+ * unless isolation is in play in RUN_NOW: then a job of one node passes
+ * off the isolated jobs' nodes (onto an idle node when it asks isolation
+ * itself: job_begin marks it isolated, later jobs keep off its node), and
+ * any larger job waits, saying why.
  */
 static int _pass(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
 		 uint32_t max_nodes, uint16_t mode, const char *why)
 {
-	if ((mode & SELECT_MODE_BASE) != SELECT_MODE_RUN_NOW)
+	switch (qft_pass_to_cons_tres((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW,
+				      rq->isolate, lib->placer_isolated(placer), max_nodes)) {
+	case QFT_PASS_WHOLE:
 		return RLFT_PASS;
-	if (!rq->isolate && !lib->placer_isolated(placer))
-		return RLFT_PASS;
-	if (max_nodes <= 1) {
-		rlft_isolated_nodes_clear(bitmap);
-		if (rq->isolate && idle_node_bitmap)
+	case QFT_PASS_IDLE_OFF_ISOLATED:
+		if (idle_node_bitmap)
 			bit_and(bitmap, idle_node_bitmap);
+		/* fall through */
+	case QFT_PASS_OFF_ISOLATED:
+		rlft_isolated_nodes_clear(bitmap);
 		return RLFT_PASS;
+	case QFT_PASS_WAIT:
+		break;
 	}
 	rlft_isolation_wait(job_ptr, why);
 	return SLURM_ERROR;
@@ -1071,7 +1075,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	 * narrowing by today's occupancy would be wrong there; only a shape
 	 * the running jobs' ends free is (ShapeWait=), and a placement apart
 	 * from the jobs still running then (isolation: _will_run_apart). */
-	apart = rq.isolate || (lib->placer_isolated(placer) && max_nodes > 1);
+	apart = qft_isolation_in_play(rq.isolate, lib->placer_isolated(placer), max_nodes);
 	if ((mode & SELECT_MODE_BASE) == SELECT_MODE_WILL_RUN && !_may_wait(&rq) && !apart)
 		return RLFT_PASS;
 	if (run_now)
