@@ -23,7 +23,7 @@ SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
 from qftsim import report, runtime  # noqa: E402
-from qftsim.common import SimError  # noqa: E402
+from qftsim.common import SimError, expand_hostlist  # noqa: E402
 from qftsim.fabric import Fabric, check_lid_space, tuple_counts  # noqa: E402
 from qftsim.metrics import class_figures, size_classes, slowdown_by_class, summarise  # noqa: E402
 from qftsim.replay import policy_conf, policy_lid  # noqa: E402
@@ -207,7 +207,7 @@ class TestLive(unittest.TestCase):
 
 class TestImplicitEnds(unittest.TestCase):
     def test_hostlist(self):
-        self.assertEqual(runtime.expand_hostlist("n[0001-0003,0007],login1"),
+        self.assertEqual(expand_hostlist("n[0001-0003,0007],login1"),
                          ["n0001", "n0002", "n0003", "n0007", "login1"])
 
     def test_a_start_on_held_hosts_ends_their_job(self):

@@ -4,6 +4,7 @@
 import importlib
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -32,6 +33,20 @@ def fmt_dur(s):
     if s >= 60:
         return "%dm%02ds" % (s // 60, s % 60)
     return "%ds" % s
+
+
+def expand_hostlist(text):
+    """The hosts of a Slurm host list such as n[0001-0003,0007],login1."""
+    out = []
+    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", text):
+        pre, ranges = m.group(1), m.group(2)
+        if not ranges:
+            out.append(pre)
+            continue
+        for part in ranges.split(","):
+            a, _, b = part.partition("-")
+            out += ["%s%0*d" % (pre, len(a), i) for i in range(int(a), int(b or a) + 1)]
+    return out
 
 
 def percentile(values, q):

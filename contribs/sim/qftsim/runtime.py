@@ -63,11 +63,10 @@ largest H while it ran (h_max) tells whether it was ever congested.
 import math
 import os
 import random
-import re
 import threading
 import time
 
-from .common import SimError, log
+from .common import SimError, expand_hostlist, log
 from .scoring import job_line, set_order
 
 COMM_CLASSES = {"compute": [(1.0, 0.1)], "comm": [(1.0, 0.5)],
@@ -150,20 +149,6 @@ def isolate_jobs(comm, share, f, seed):
     random.Random("isolate:%d" % seed).shuffle(cands)
     n = max(1, min(len(cands), int(math.floor(share * len(cands) + 0.5))))
     return sorted(cands[:n])
-
-
-def expand_hostlist(text):
-    """The hosts of a Slurm host list such as n[0001-0003,0007],login1."""
-    out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", text):
-        pre, ranges = m.group(1), m.group(2)
-        if not ranges:
-            out.append(pre)
-            continue
-        for part in ranges.split(","):
-            a, _, b = part.partition("-")
-            out += ["%s%0*d" % (pre, len(a), i) for i in range(int(a), int(b or a) + 1)]
-    return out
 
 
 def rate(f, h):

@@ -27,7 +27,7 @@ import subprocess
 import threading
 import time
 
-from .common import SimError, log
+from .common import SimError, expand_hostlist, log
 
 # Groups per qft score process at most: one process loads the fabric
 # once for all of them, and a bound keeps the progress lines coming.
@@ -328,7 +328,6 @@ def kept_members(scorer, jobs, lid, progress=None):
     with the offsets it chose at its start: kept by the runtime model
     (--comm) when it ran, else chosen here, in start order (start, idx),
     beside the jobs running at its start that started before it."""
-    from .runtime import expand_hostlist
     keeper = scorer.keeper
     ran = sorted(ran_multi(jobs), key=lambda k: (k["start_wall"], k["idx"]))
     member = {}
