@@ -141,6 +141,25 @@ class TestOptions(unittest.TestCase):
                          "--isolate", "0.1")
         self.assertEqual(sim.policies, ["rlft", "rlft+Isolate=no", "cons_tres"])
 
+    def test_shape_wait_for(self):
+        # +ShapeWaitFor=F: select/rlft's jobs below f = F never wait
+        conf = policy_conf("rlft+ShapeWait=25+ShapeWaitFor=0.5")
+        self.assertEqual(conf["shape_wait_for"], 0.5)
+        self.assertIn("ShapeWait=25", conf["qft_conf"])
+        self.assertNotIn("ShapeWaitFor=0.5", conf["qft_conf"])  # the simulator's
+        self.assertIn("--qft-shape-wait=0 below f=0.5", conf["label"])
+        self.assertIsNone(policy_conf("rlft").get("shape_wait_for"))
+        for bad, why in (("rlft+ShapeWaitFor=0", "expected a communication share"),
+                         ("rlft+ShapeWaitFor=x", "expected a communication share"),
+                         ("cons_tres+ShapeWaitFor=0.5", "only select/rlft's jobs wait")):
+            with self.assertRaisesRegex(SimError, why):
+                policy_conf(bad)
+        with self.assertRaisesRegex(SimError, "\\+ShapeWaitFor= needs --comm"):
+            self.setup("--policies", "rlft+ShapeWaitFor=0.5")
+        sim = self.setup("--policies", "rlft+ShapeWait=25+ShapeWaitFor=0.5,cons_tres",
+                         "--comm", "mixed")
+        self.assertEqual(len(sim.policies), 2)
+
 
 class FakeCluster:
     """What PolicyRun.sbatch asks of its cluster: sbatch answers job ids."""
@@ -154,9 +173,9 @@ class FakeCluster:
 
 
 class TestSubmission(unittest.TestCase):
-    def policy_run(self, d, policy, isolate):
+    def policy_run(self, d, policy, isolate, comm=None):
         sim = types.SimpleNamespace(
-            out=d, harness="/bin/true", isolate=isolate, spank="/x/spank_qft_lid.so",
+            out=d, harness="/bin/true", isolate=isolate, spank="/x/spank_qft_lid.so", comm=comm,
             fabric=types.SimpleNamespace(lmc=0, path=os.path.join(d, "fabric.json")),
             compress=10.0, args=types.SimpleNamespace(min_sleep=1.0, node_range=0.0,
                                                       pattern="shift"))
@@ -201,6 +220,23 @@ class TestSubmission(unittest.TestCase):
             pr = self.policy_run(d, "rlft", None)
             self.assertEqual([a for a, _ in self.submitted(pr)], [False] * 4)
             self.assertFalse(pr.sim_isolates())
+
+    def test_shape_wait_for(self):
+        # f of jobs 0-3: 0.1, 0.5, 0.1, 0.5; below 0.5 never waits
+        with tempfile.TemporaryDirectory() as d:
+            pr = self.policy_run(d, "rlft+ShapeWait=25+ShapeWaitFor=0.5", None,
+                                 comm=[0.1, 0.5, 0.1, 0.5])
+            self.submitted(pr)
+            asked = ["--qft-shape-wait=0" in args for _, args in pr.cluster.calls]
+            self.assertEqual(asked, [True, False, True, False])
+            args = pr.cluster.calls[0][1]
+            self.assertLess(args.index("--qft-shape-wait=0"), args.index("--wrap"))
+            self.assertTrue(any(os.path.basename(f) == "plugstack.conf"
+                                for f in pr.write_conf()))
+        with tempfile.TemporaryDirectory() as d:
+            pr = self.policy_run(d, "rlft+ShapeWait=25", None, comm=[0.1, 0.5, 0.1, 0.5])
+            self.submitted(pr)
+            self.assertFalse(any("--qft-shape-wait=0" in args for _, args in pr.cluster.calls))
 
     def test_the_script_keeps_qft_isolated(self):
         with tempfile.TemporaryDirectory() as tmp:

@@ -227,8 +227,10 @@ def parse_args(argv):
                    help="comma-separated, from %s (default %s; on 24.11 %s); "
                    "POLICY+KEY=VALUE[+KEY=VALUE] sets qft.conf lines of an rlft policy "
                    "(rlft-wait+ShapeWait=25), +LidChoice=none|job|dest|pair the LID "
-                   "choice any policy is scored with at --lmc > 0, and +Isolate=no "
-                   "submits the jobs --isolate chose as usual (rlft+Isolate=no)" % (
+                   "choice any policy is scored with at --lmc > 0, +Isolate=no "
+                   "submits the jobs --isolate chose as usual (rlft+Isolate=no), and "
+                   "+ShapeWaitFor=F submits the jobs of communication share below F with "
+                   "--qft-shape-wait=0 (rlft+ShapeWait=25+ShapeWaitFor=0.5)" % (
                        ", ".join(POLICIES), DEFAULT_POLICIES, DEFAULT_POLICIES_2411))
     g.add_argument("--series", choices=SERIES,
                    default=os.environ.get("QFT_SLURM_SERIES") or "22.05",
@@ -306,12 +308,14 @@ def find_build(args):
 
 
 def find_spank(build):
-    """The SPANK plugin that gives sbatch --qft-isolate (spank/qft_lid)."""
+    """The SPANK plugin that gives sbatch --qft-isolate and --qft-shape-wait
+    (spank/qft_lid)."""
     path = os.path.join(build, "contribs", "spank", "spank_qft_lid.so")
     if not os.path.exists(path):
-        raise SimError("--isolate: no %s in the build (its jobs ask --qft-isolate, an option "
-                       "of spank/qft_lid): build it (make in %s), or run only policies that "
-                       "do not isolate (POLICY+Isolate=no, cons_tres, ...)" % (path, build))
+        raise SimError("no %s in the build (jobs ask --qft-isolate or --qft-shape-wait, "
+                       "options of spank/qft_lid): build it (make in %s), or run only "
+                       "policies without them (POLICY+Isolate=no, cons_tres, ...)" % (
+                           path, build))
     return path
 
 
@@ -372,6 +376,11 @@ def setup(a):
         for p in sim.policies:
             if policy_conf(p).get("isolate_set"):
                 raise SimError("policy %s: +Isolate= needs --isolate SHARE[:F]" % p)
+    if not a.comm and not a.report_only:
+        for p in sim.policies:
+            if policy_conf(p).get("shape_wait_for") is not None:
+                raise SimError("policy %s: +ShapeWaitFor= needs --comm (the jobs' "
+                               "communication shares)" % p)
     if a.lmc is not None and not 0 <= a.lmc <= 7:
         raise SimError("--lmc takes 0..7, not %d" % a.lmc)
     if a.kill_ctld_at is not None and not 0 < a.kill_ctld_at < 1:
@@ -481,11 +490,12 @@ def main(argv):
     for pl in plugs:
         shutil.copy2(pl, sim.plugin_dir)
     sim.spank = None
-    if sim.isolate and any(policy_conf(p)["isolate"] for p in sim.policies):
+    if (sim.isolate and any(policy_conf(p)["isolate"] for p in sim.policies)) or \
+            any(policy_conf(p).get("shape_wait_for") is not None for p in sim.policies):
         sim.spank = find_spank(build)
         shutil.copy2(sim.spank, sim.plugin_dir)
         sim.spank = os.path.join(sim.plugin_dir, os.path.basename(sim.spank))
-        log("--qft-isolate from %s (plugstack.conf)" % sim.spank)
+        log("--qft-isolate, --qft-shape-wait from %s (plugstack.conf)" % sim.spank)
     if any(policy_conf(p)["select"] == "select/rlft" for p in sim.policies):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,

@@ -90,7 +90,10 @@ def policy_conf(name):
     nobody asking: the same stream beside the run where they ask
     (conf["isolate"]: whether the chosen jobs are submitted with
     --qft-isolate; by default under select/rlft only, which alone can
-    isolate; the simulator's too)."""
+    isolate; the simulator's too). +ShapeWaitFor=F (select/rlft, with
+    --comm): the jobs whose communication share is below F submit
+    --qft-shape-wait=0, never waiting for a shape, and only the others
+    wait as qft.conf's ShapeWait= says (conf["shape_wait_for"])."""
     base, *lines = name.split("+")
     if base not in POLICIES:
         raise SimError("unknown policy %s (one of %s, optionally +KEY=VALUE)" % (
@@ -100,7 +103,7 @@ def policy_conf(name):
     if not lines:
         return conf
     qft_conf = None if conf["qft_conf"] is None else list(conf["qft_conf"])
-    conf_lines, lid, isolate = [], None, None
+    conf_lines, lid, isolate, wait_for = [], None, None, None
     for line in lines:
         key, eq, value = line.partition("=")
         if not key or not eq or not value or not key.isalnum():
@@ -113,6 +116,18 @@ def policy_conf(name):
             if isolate and conf["select"] != "select/rlft":
                 raise SimError("policy %s: only select/rlft isolates jobs (%s is %s)" % (
                     name, base, conf["select"]))
+            continue
+        if key.lower() == "shapewaitfor":
+            try:
+                wait_for = float(value)
+            except ValueError:
+                wait_for = -1.0
+            if not 0 < wait_for <= 1:
+                raise SimError("policy %s: ShapeWaitFor=%s, expected a communication share "
+                               "in (0, 1]" % (name, value))
+            if conf["select"] != "select/rlft":
+                raise SimError("policy %s: only select/rlft's jobs wait for shapes (%s is %s)"
+                               % (name, base, conf["select"]))
             continue
         if key.lower() == "lidchoice":
             lid = "none" if value.lower() in ("none", "off") else value.lower()
@@ -139,6 +154,9 @@ def policy_conf(name):
     if isolate is not None:
         label += ", Isolate=%s" % ("yes" if isolate else "no")
         conf.update(isolate=isolate, isolate_set=True)
+    if wait_for is not None:
+        label += ", --qft-shape-wait=0 below f=%g" % wait_for
+        conf.update(shape_wait_for=wait_for)
     return dict(conf, qft_conf=qft_conf, label=label)
 
 
@@ -187,6 +205,12 @@ class PolicyRun:
         # those this policy submits with --qft-isolate (select/rlft's)
         self.asks = set(getattr(sim, "isolate", None) or ())
         self.isolate_ids = self.asks if self.conf.get("isolate") else set()
+        # +ShapeWaitFor=F: the jobs that never wait for a shape
+        self.no_wait_ids = set()
+        if self.conf.get("shape_wait_for") is not None:
+            f_min = self.conf["shape_wait_for"] - 1e-9
+            self.no_wait_ids = {i for i, f in enumerate(getattr(sim, "comm", None) or ())
+                                if f < f_min}
         self.dir = os.path.join(sim.out, policy)
         self.env_dir = os.path.join(self.dir, "jobenv")
         self.rates_dir = os.path.join(self.dir, "rates")
@@ -215,14 +239,14 @@ class PolicyRun:
     def write_conf(self):
         """The files beside slurm.conf: qft.conf and the fabric for the
         rlft policies, topology.conf for the others; and plugstack.conf
-        with spank/qft_lid when jobs ask --qft-isolate (sbatch learns the
-        option from it)."""
+        with spank/qft_lid when jobs ask --qft-isolate or --qft-shape-wait
+        (sbatch learns the options from it)."""
         files = self.policy_files()
-        if self.isolate_ids:
+        if self.isolate_ids or self.no_wait_ids:
             sdir = os.path.join(self.dir, "spank")
             os.makedirs(sdir)
             with open(os.path.join(sdir, "plugstack.conf"), "w") as f:
-                f.write("# qft-sim policy %s: --qft-isolate (docs/isolation.md)\n"
+                f.write("# qft-sim policy %s: --qft-isolate, --qft-shape-wait (docs/isolation.md)\n"
                         "optional %s\n" % (self.policy, self.sim.spank))
             files.append(os.path.join(sdir, "plugstack.conf"))
         return files
@@ -299,6 +323,8 @@ class PolicyRun:
                 "-J", name, "-t", str(limit), "-o", "/dev/null"]
         if job.idx in self.isolate_ids:
             args.append("--qft-isolate")
+        if job.idx in self.no_wait_ids:
+            args.append("--qft-shape-wait=0")
         args += ["--wrap", script]
         deadline = time.time() + 180
         delay = 0.5
