@@ -870,6 +870,36 @@ size_t qft_placer_isolated(const qft_placer_t *placer)
 	});
 }
 
+unsigned qft_placer_subtree_apart(const qft_placer_t *placer, const uint8_t *eligible,
+				  uint32_t min_hosts, int from_every, unsigned after, uint8_t *zone)
+{
+	return guard_or<unsigned>(__func__, 0, [&] {
+		need(placer, "placer");
+		need(eligible, "eligible");
+		need(zone, "zone");
+		const size_t n = placer->fabric->fabric.hosts().size();
+		std::fill(zone, zone + n, 0);
+		std::vector<qft::HostOrd> hosts;
+		const unsigned level = placer->placer->subtree_apart(
+			std::vector<uint8_t>(eligible, eligible + n), min_hosts, from_every != 0,
+			after, hosts);
+		for (qft::HostOrd h : hosts)
+			zone[h] = 1;
+		return level;
+	});
+}
+
+int qft_placer_hosts_apart(const qft_placer_t *placer, const size_t *hosts, size_t count,
+			   int from_every)
+{
+	return guard_or<int>(__func__, 0, [&] {
+		need(placer, "placer");
+		need(hosts, "hosts");
+		return placer->placer->hosts_apart(std::vector<qft::HostOrd>(hosts, hosts + count),
+						   from_every != 0);
+	});
+}
+
 void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule, time_t now,
 		    double *wait, double *left)
 {

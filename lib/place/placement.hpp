@@ -217,6 +217,23 @@ public:
 	size_t isolated() const { return isolated_count_; }
 	bool holds(HostOrd h) const { return holder_[h] != 0; }
 
+	// Isolation for hosts chosen elsewhere: cons_tres's choice for a job
+	// the placer cannot size (GRES, sockets, nodes that differ), which
+	// select/rlft restricts to a subtree apart (lib/place/apart.cpp).
+	// Whether a job on `hosts` shares no host and no switch link with an
+	// isolated job, and with `from_every` no link with any running job.
+	bool hosts_apart(const std::vector<HostOrd> &hosts, bool from_every) const;
+	// The subtree at the smallest level above `after` (0: from the
+	// leaves) with at least `min_hosts` eligible hosts and no host of an
+	// isolated job (`from_every`: of any running job), the fewest eligible
+	// hosts first; its eligible hosts into `out`. A job inside one subtree
+	// crosses only its links, and no flow between hosts outside it uses
+	// them (up/down routing stays below the ends' common ancestor). On a
+	// QFT or a tree with missing cables only leaves (a detour may leave a
+	// larger subtree). Returns its level, 0 when there is none.
+	unsigned subtree_apart(const std::vector<uint8_t> &eligible, uint32_t min_hosts,
+			       bool from_every, unsigned after, std::vector<HostOrd> &out) const;
+
 	// Sampled HSD of a host set in the given rank order: alone, and with
 	// the running jobs' loads; at most sample_stages stages and `flows`
 	// routed flows (at least one stage). The first form: the whole budget.

@@ -17,6 +17,11 @@
 #      says --qft-isolate=no there is not; a 1-node job that asks runs
 #      (select/rlft leaves 1-node jobs to cons_tres: on an idle node);
 #      --qft-isolate=maybe fails sbatch.
+#   5. Jobs the placer cannot size (--cores-per-socket: cons_tres sizes
+#      them) beside an isolated leaf J: K (2 nodes) runs inside a leaf
+#      apart, 0 links shared with J; L (the same, --qft-isolate) inside a
+#      leaf apart from every job, QFT_ISOLATED=1; M (6 nodes) finds no
+#      subtree apart and waits with its reason.
 TEST_NAME=test-isolate
 . "$(dirname "$0")/lib.sh"
 
@@ -129,9 +134,37 @@ H=$(cd "$W" && "$BIN/sbatch" --parsable -n 2 --qft-isolate -o /dev/null \
 wait_running "$W" "$H"
 expect_eq "-n 2 asking isolation runs on 2 nodes" "$(state "$H") $("$BIN/squeue" -h -j "$H" -o %D)" "RUNNING 2"
 expect_eq "-n 2 asking isolation: QFT_ISOLATED" "$(env_of "$H" QFT_ISOLATED)" 1
+"$BIN/scancel" "$E" "$F" "$G" "$H"
+for j in "$E" "$F" "$G" "$H"; do gone "$j"; done
+
+# --- 5. jobs the placer cannot size (sockets, cores, GRES) -----------------------
+J=$(submit 4 --qft-isolate)
+wait_running "$W" "$J"
+lj=$(nodes_of "$J")
+expect_eq "J (--qft-isolate, a leaf): QFT_ISOLATED" "$(env_of "$J" QFT_ISOLATED)" 1
+K=$(submit 2 --cores-per-socket=1)
+wait_running "$W" "$K"
+lk=$(nodes_of "$K")
+expect_eq "K (2 nodes, --cores-per-socket: cons_tres sizes it) runs beside isolated J" \
+	"$(state "$K")" RUNNING
+expect_eq "J and K: switch links shared" "$(shared "$lj" "$lk")" 0
+check "slurmctld logs K inside a subtree apart" \
+	grep -q "select/rlft: JobId=$K on 2 nodes .*chosen by cons_tres inside a level-1 subtree" "$LOG"
+L=$(submit 2 --cores-per-socket=1 --qft-isolate)
+wait_running "$W" "$L"
+ll=$(nodes_of "$L")
+expect_eq "L (the same, asking isolation) runs" "$(state "$L")" RUNNING
+expect_eq "L: QFT_ISOLATED" "$(env_of "$L" QFT_ISOLATED)" 1
+expect_eq "L and J, L and K: switch links shared" \
+	"$(shared "$ll" "$lj") $(shared "$ll" "$lk")" "0 0"
+M=$(submit 6 --cores-per-socket=1)
+expect_eq "M (6 nodes, no subtree apart has room) waits, squeue says why" \
+	"$(waits_isolated "$M")" "PENDING QftIsolation"
+say "M's reason: $(reason "$M")"
+"$BIN/scancel" "$J" "$K" "$L" "$M"
+
 check "--qft-isolate=maybe fails sbatch" \
 	sh -c "! (cd '$W' && '$BIN/sbatch' -N 1 --qft-isolate=maybe --wrap true) 2>'$T/bad.err'"
 check "naming the option and what it expects" grep -q "qft-isolate=maybe: expected yes or no" "$T/bad.err"
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
-"$BIN/scancel" "$E" "$F" "$G" "$H"
 finish

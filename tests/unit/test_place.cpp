@@ -347,6 +347,81 @@ void isolated_jobs_share_no_link(void **)
 	assert_int_equal(w.place(800).outcome, Placement::placed);
 }
 
+// A job the placer cannot size goes to cons_tres inside a subtree apart
+// (Placer::subtree_apart): any hosts cons_tres picks there share no link
+// with the isolated job (lib/score's count), nor, asked from every job,
+// with any running job; the smallest level first, the fewest eligible
+// hosts first; none when every subtree holds an isolated host. On a tree
+// with a missing cable only leaves.
+void subtrees_apart_for_hosts_chosen_elsewhere(void **)
+{
+	World w;
+	const size_t hosts = w.fabric.hosts().size();
+	const Pgft &g = w.tree->pgft();
+	Placement a = w.place(400); // two pods and some
+	w.placer->add_running(1, a.chosen.hosts);
+	assert_true(w.placer->isolate_running(1, true));
+	Placement b = w.place(30);
+	w.placer->add_running(2, b.chosen.hosts);
+	std::vector<uint8_t> eligible(hosts, 1);
+	for (const auto *job : {&a.chosen.hosts, &b.chosen.hosts})
+		for (HostOrd h : *job)
+			eligible[h] = 0;
+	auto subtree_of = [&](const std::vector<HostOrd> &zone, unsigned l) {
+		std::set<uint64_t> ys;
+		for (HostOrd h : zone)
+			ys.insert(w.tree->host_index(h) / w.tree->subtree_hosts(l));
+		return ys.size() == 1;
+	};
+	std::vector<HostOrd> zone;
+	for (auto [min, every, level] : {std::tuple{10u, false, 1u}, std::tuple{5u, false, 1u},
+					 std::tuple{5u, true, 1u}, std::tuple{100u, false, 2u},
+					 std::tuple{100u, true, 2u}}) {
+		assert_int_equal(w.placer->subtree_apart(eligible, min, every, 0, zone), level);
+		assert_true(subtree_of(zone, level));
+		assert_true(zone.size() >= min);
+		for (HostOrd h : zone)
+			assert_true(eligible[h]);
+		assert_false(meet(zone, a.chosen.hosts));
+		assert_int_equal(links_shared(w, {a.chosen.hosts, zone}), 0);
+		assert_true(w.placer->hosts_apart(zone, every));
+		if (every)
+			assert_int_equal(links_shared(w, {b.chosen.hosts, zone}), 0);
+		for (size_t k = 2; k < 6; k++) { // any hosts cons_tres may pick there
+			std::vector<HostOrd> some;
+			for (size_t i = 0; i < zone.size(); i++)
+				if (i % k == 1 || i == 0)
+					some.push_back(zone[i]);
+			assert_int_equal(links_shared(w, {a.chosen.hosts, some}), 0);
+		}
+		print_message("%u hosts%s: level %u, %zu eligible\n", min,
+			      every ? " apart from every job" : "", level, zone.size());
+	}
+	// best fit: B's second leaf has the fewest free hosts (6 of 18)
+	assert_int_equal(w.placer->subtree_apart(eligible, 5, false, 0, zone), 1);
+	assert_true(zone.size() < g.M(1));
+	assert_int_equal(w.placer->subtree_apart(eligible, 5, true, 0, zone), 1);
+	assert_int_equal(zone.size(), g.M(1)); // not B's leaf: a whole free one
+	// above the leaves: not the pods A spans, and never the whole tree
+	assert_int_equal(w.placer->subtree_apart(eligible, 100, false, 2, zone), 0);
+	assert_true(zone.empty());
+	assert_int_equal(w.placer->subtree_apart(eligible, 2000, false, 0, zone), 0);
+	// hosts cons_tres chose on A's links or beside B are not apart
+	assert_false(w.placer->hosts_apart({a.chosen.hosts[0], a.chosen.hosts[1]}, false));
+	assert_false(w.placer->hosts_apart(b.chosen.hosts, true));
+	assert_true(w.placer->hosts_apart(b.chosen.hosts, false));
+	expect_error([&] { w.placer->subtree_apart({1, 0}, 2, false, 0, zone); },
+		     Status::invalid, "eligible entries");
+
+	// a missing cable: leaves only (a detour may leave a larger subtree)
+	test::Modelled cut(test::degraded("3;18,18,6;1,18,6;1,1,3", {2000}));
+	PlacementPolicy pol;
+	Placer dp(cut.fabric, *cut.tree, *cut.router, pol);
+	std::vector<uint8_t> all(cut.fabric.hosts().size(), 1);
+	assert_int_equal(dp.subtree_apart(all, 10, false, 0, zone), 1);
+	assert_int_equal(dp.subtree_apart(all, 100, false, 0, zone), 0);
+}
+
 // Sizes with no product up to 2 m_1 = 36 (19, 23, 29, 31 are prime): two
 // leaves of one level-2 subtree, congestion-free by construction and by
 // lib/score, the pair leaving the fewest free hosts.
@@ -930,6 +1005,7 @@ int main(void)
 		cmocka_unit_test(the_earliest_shape_ahead),
 		cmocka_unit_test(shared_links_of_candidates_are_exact),
 		cmocka_unit_test(isolated_jobs_share_no_link),
+		cmocka_unit_test(subtrees_apart_for_hosts_chosen_elsewhere),
 		cmocka_unit_test(two_leaves_when_no_product_fits),
 		cmocka_unit_test(near_product_when_no_product_fits),
 		cmocka_unit_test(running_jobs_steer_new_ones),

@@ -374,6 +374,22 @@ typedef struct qft_place_request {
 QFT_EXPORT qft_status_t qft_placer_place_request(qft_placer_t *placer,
 						 const qft_place_request_t *request,
 						 qft_placement_t *out, char **err);
+/* Isolation for nodes cons_tres chooses: a job the placer cannot size
+ * (GRES, sockets, nodes that differ) goes inside a subtree apart. The
+ * subtree at the smallest level above `after` (0: from the leaves) with at
+ * least min_hosts eligible hosts and no host of an isolated job (with
+ * from_every: of any running job), the fewest eligible first: zone[ord] = 1
+ * for its eligible hosts, 0 for the others (host-count entries). Its level;
+ * 0: none (zone all 0). On a QFT or a tree with missing cables, leaves
+ * only. */
+QFT_EXPORT unsigned qft_placer_subtree_apart(const qft_placer_t *placer,
+					     const uint8_t *eligible, uint32_t min_hosts,
+					     int from_every, unsigned after, uint8_t *zone);
+/* Whether a job on `hosts` (ordinals) shares no host and no switch link
+ * with an isolated job, and with from_every no link with any running job:
+ * the placer's own rule, for hosts chosen elsewhere. 0 on bad input. */
+QFT_EXPORT int qft_placer_hosts_apart(const qft_placer_t *placer, const size_t *hosts,
+				      size_t count, int from_every);
 
 /* ShapeWait= (select/rlft; docs/product-shapes.md section 11): the rules by
  * which a job waits for a congestion-free shape rather than start

@@ -496,6 +496,8 @@ static const qft_ops_t _local_ops = {
 	.placer_isolate_job = qft_placer_isolate_job,
 	.placer_isolated = qft_placer_isolated,
 	.placer_place_request = qft_placer_place_request,
+	.placer_subtree_apart = qft_placer_subtree_apart,
+	.placer_hosts_apart = qft_placer_hosts_apart,
 };
 
 extern qft_shared_fabric_t *qft_shared_fabric_create(qft_fabric_t *fabric, const char *source)

@@ -123,7 +123,7 @@ extern int qft_conf_load_fabric(qft_conf_t *conf, struct qft_fabric **fabric, ch
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 8
+#define QFT_SHARED_ABI 9
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
 /* ShapeWait= at most: a job waits at most its whole time limit. */
@@ -187,6 +187,11 @@ typedef struct qft_ops {
 	qft_status_t (*placer_place_request)(qft_placer_t *placer,
 					     const qft_place_request_t *request,
 					     qft_placement_t *out, char **err);
+	unsigned (*placer_subtree_apart)(const qft_placer_t *placer, const uint8_t *eligible,
+					 uint32_t min_hosts, int from_every, unsigned after,
+					 uint8_t *zone);
+	int (*placer_hosts_apart)(const qft_placer_t *placer, const size_t *hosts, size_t count,
+				  int from_every);
 } qft_ops_t;
 
 typedef struct qft_shared_fabric {

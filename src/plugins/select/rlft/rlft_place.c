@@ -1006,6 +1006,75 @@ static int _pass(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitm
 	return SLURM_ERROR;
 }
 
+/* As _pass, for a job the placer could not size or cons_tres could not fit
+ * where the placer chose: where _pass would make it wait, RLFT_APART lets
+ * cons_tres choose inside a subtree apart instead (rlft_apart_zone). */
+static int _pass_or_apart(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *bitmap,
+			  uint32_t max_nodes, uint16_t mode, const char *why)
+{
+	if (qft_pass_to_cons_tres((mode & SELECT_MODE_BASE) == SELECT_MODE_RUN_NOW, rq->isolate,
+				  lib->placer_isolated(placer), max_nodes) == QFT_PASS_WAIT) {
+		log_flag(SELECT_TYPE, "%s: %pJ %s: cons_tres chooses inside a subtree apart", PFX,
+			 job_ptr, why);
+		return RLFT_APART;
+	}
+	return _pass(job_ptr, rq, bitmap, max_nodes, mode, why);
+}
+
+extern bool rlft_apart_zone(job_record_t *job_ptr, bitstr_t *bitmap, bitstr_t *offered,
+			    uint32_t min_nodes, unsigned *level)
+{
+	rlft_request_t rq;
+	size_t hosts, n = 0;
+	uint8_t *eligible, *zone;
+	unsigned l = 0;
+	chosen_t *ch;
+
+	if (!placer || !chosen)
+		return false;
+	rq = rlft_request_of(job_ptr, rconf.isolate_partitions);
+	hosts = lib->fabric_host_count(fabric);
+	eligible = xcalloc(MAX(hosts, 1), 1);
+	zone = xcalloc(MAX(hosts, 1), 1);
+	for (int i = 0; i < bit_size(offered) && i < host_of_node_cnt; i++)
+		if (host_of_node[i] >= 0 && bit_test(offered, i))
+			eligible[host_of_node[i]] = 1;
+	l = lib->placer_subtree_apart(placer, eligible, MAX(min_nodes, 1), rq.isolate, *level,
+				      zone);
+	list_delete_all(chosen, _chosen_of, job_ptr);
+	if (l) {
+		bit_clear_all(bitmap);
+		for (size_t h = 0; h < hosts; h++)
+			if (zone[h]) {
+				bit_set(bitmap, node_of_host[h]->index);
+				n++;
+			}
+		ch = xmalloc(sizeof(*ch));
+		ch->job = job_ptr;
+		ch->job_id = job_ptr->job_id;
+		ch->label = xstrdup_printf("chosen by cons_tres inside a level-%u subtree of %zu nodes apart from %s",
+					   l, n, rq.isolate ? "every running job" : "the isolated jobs");
+		ch->kind = xstrdup("cons_tres");
+		ch->shape = xstrdup("");
+		ch->isolated = rq.isolate;
+		list_append(chosen, ch);
+		log_flag(SELECT_TYPE, "%s: %pJ: cons_tres tries the %zu nodes of a level-%u subtree apart",
+			 PFX, job_ptr, n, l);
+	}
+	xfree(eligible);
+	xfree(zone);
+	*level = l;
+	return l != 0;
+}
+
+extern int rlft_apart_none(job_record_t *job_ptr)
+{
+	if (chosen)
+		list_delete_all(chosen, _chosen_of, job_ptr);
+	rlft_isolation_wait(job_ptr, "no subtree apart has room for it");
+	return SLURM_ERROR;
+}
+
 /*
  * WILL_RUN while isolation is in play (the job asks it, or an isolated job
  * runs and the job may span leaves). Backfill offers the nodes free at
@@ -1084,7 +1153,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	if (!_count(&dm, bitmap, &c)) {
 		if (run_now)
 			_pass_once(job_ptr, c.why_not);
-		return _pass(job_ptr, &rq, bitmap, max_nodes, mode, c.why_not);
+		return _pass_or_apart(job_ptr, &rq, bitmap, max_nodes, mode, c.why_not);
 	}
 	need = _share_need(job_ptr, &dm, c.want);
 	_avail(job_ptr, bitmap, &need, &a);
@@ -1201,7 +1270,7 @@ extern int rlft_not_placed(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t max
 	if (chosen)
 		list_delete_all(chosen, _chosen_of, job_ptr);
 	_pass_once(job_ptr, why);
-	return placer ? _pass(job_ptr, &rq, bitmap, max_nodes, mode, why) : RLFT_PASS;
+	return placer ? _pass_or_apart(job_ptr, &rq, bitmap, max_nodes, mode, why) : RLFT_PASS;
 }
 
 /* QFT_HSD_AVG, QFT_HSD_MAX, QFT_HSD_STAGES: only figures libqft computed

@@ -16,6 +16,8 @@
 /* rlft_job_test's answer besides a Slurm error code. */
 #define RLFT_PASS 0       /* let cons_tres decide on the bitmap as it is */
 #define RLFT_RESTRICTED 1 /* bitmap narrowed to the chosen nodes */
+#define RLFT_APART 2      /* isolation in play, the placer cannot place it:
+			   * cons_tres chooses inside a subtree apart */
 
 /* (Re)reads qft.conf and takes topology/qft's fabric (or, with another
  * TopologyPlugin, loads its own), maps nodes to hosts, takes in the running
@@ -33,11 +35,9 @@ extern void rlft_fini(void);
 extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_nodes,
 			 uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
 			 list_t *preemptee_candidates, uint32_t *count);
-/* cons_tres could not allocate the job on the nodes rlft chose: forget the
- * choice; the caller hands the job to cons_tres on its whole bitmap. */
-/* cons_tres could not allocate the nodes rlft chose: RLFT_PASS, it may
- * choose from `bitmap` (restored), or SLURM_ERROR, the job waits
- * (isolation). */
+/* cons_tres could not allocate the nodes rlft chose: the choice is
+ * forgotten; RLFT_PASS, cons_tres may choose from `bitmap` (restored), or
+ * RLFT_APART, or SLURM_ERROR, the job waits (isolation). */
 extern int rlft_not_placed(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t max_nodes,
 			   uint16_t mode);
 /* Forgets what rlft_job_test() chose for the job, for a caller with no
@@ -53,9 +53,18 @@ extern void rlft_job_begin(job_record_t *job_ptr);
 extern void rlft_job_fini(job_record_t *job_ptr);
 /* How long cons_tres's job_test took for a job rlft placed (for the log). */
 extern void rlft_base_time(job_record_t *job_ptr, long usec);
-/* Microseconds since t0 (CLOCK_MONOTONIC), for the timings in the log. */
 /* Its nodes changed (resized, expanded). */
 extern void rlft_job_update(job_record_t *job_ptr);
+
+/* RLFT_APART: narrows `bitmap` to the nodes of `offered` in the next
+ * subtree apart (docs/isolation.md), at a level above *level (0: from the
+ * leaves, the smallest first), which it sets; false when there is none.
+ * cons_tres then tries the job there, and a job that asked isolation is
+ * marked isolated at job_begin. */
+extern bool rlft_apart_zone(job_record_t *job_ptr, bitstr_t *bitmap, bitstr_t *offered,
+			    uint32_t min_nodes, unsigned *level);
+/* No subtree apart fits the job: it waits, saying so; SLURM_ERROR. */
+extern int rlft_apart_none(job_record_t *job_ptr);
 
 /* qft.conf PlanBusyFirst= (select_rlft.c, WILL_RUN). */
 extern bool rlft_plan_busy_first(void);

@@ -375,6 +375,29 @@ static void _plan_busy_first(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	FREE_NULL_BITMAP(busy);
 }
 
+/*
+ * Isolation in play for a job the placer cannot place itself (RLFT_APART:
+ * it cannot size it, or cons_tres could not fit it where it chose): rather
+ * than wait for every isolated job to end, cons_tres chooses inside a
+ * subtree apart, the smallest first (rlft_apart_zone); none fits: the job
+ * waits. `before` is the bitmap offered.
+ */
+static int _test_apart(job_record_t *job_ptr, bitstr_t *node_bitmap, bitstr_t *before,
+		       uint32_t min_nodes, uint32_t max_nodes, uint32_t req_nodes, uint16_t mode,
+		       list_t *preemptee_candidates, list_t **preemptee_job_list,
+		       RLFT_TEST_EXTRA_PARAMS)
+{
+	unsigned level = 0;
+
+	while (rlft_apart_zone(job_ptr, node_bitmap, before, min_nodes, &level))
+		if ((*base.job_test)(job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
+				     preemptee_candidates, preemptee_job_list,
+				     RLFT_TEST_EXTRA_ARGS) == SLURM_SUCCESS)
+			return SLURM_SUCCESS;
+	bit_copybits(node_bitmap, before);
+	return rlft_apart_none(job_ptr);
+}
+
 extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 			     uint32_t min_nodes, uint32_t max_nodes,
 			     uint32_t req_nodes, uint16_t mode,
@@ -388,6 +411,11 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 	int rc = rlft_job_test(job_ptr, node_bitmap, min_nodes, max_nodes, req_nodes, mode,
 			       preemptee_candidates, &count);
 
+	if (rc == RLFT_APART) {
+		rc = _test_apart(job_ptr, node_bitmap, before, min_nodes, max_nodes, req_nodes, mode,
+				 preemptee_candidates, preemptee_job_list, RLFT_TEST_EXTRA_ARGS);
+		goto out;
+	}
 	if (rc != RLFT_PASS && rc != RLFT_RESTRICTED)
 		goto out;
 	log_flag(SELECT_TYPE, "%s: %pJ mode=%s: %s", plugin_type, job_ptr,
@@ -407,6 +435,10 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		 * never waits for rlft's choice, cons_tres picks from all. */
 		bit_copybits(node_bitmap, before);
 		rc = rlft_not_placed(job_ptr, node_bitmap, max_nodes, mode);
+		if (rc == RLFT_APART)
+			rc = _test_apart(job_ptr, node_bitmap, before, min_nodes, max_nodes,
+					 req_nodes, mode, preemptee_candidates,
+					 preemptee_job_list, RLFT_TEST_EXTRA_ARGS);
 		if (rc != RLFT_PASS)
 			goto out;
 	}
