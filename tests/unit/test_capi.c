@@ -176,6 +176,53 @@ static void placer_predicts_within_its_budget(void **state)
 	qft_fabric_destroy(f);
 }
 
+/* Isolation as select/rlft calls it, on PGFT(2;4,4;1,4;1,1) (4 leaves of 4
+ * hosts): an isolated job on leaf 0, another job on leaves 1 and 2; for
+ * nodes cons_tres chooses, the subtree apart and the check of hosts chosen
+ * elsewhere. */
+static void isolation(void **state)
+{
+	(void)state;
+	qft_fabric_t *f = NULL;
+	qft_placer_t *p = NULL;
+	qft_placer_config_t conf = {0};
+	uint8_t eligible[16], zone[16];
+	size_t leaf0[4] = {0, 1, 2, 3}, mid[8] = {4, 5, 6, 7, 8, 9, 10, 11};
+	size_t own[2] = {12, 13}, beside[2] = {12, 7}, cross[2] = {3, 12};
+	char *err = NULL;
+
+	assert_int_equal(qft_fabric_generate("2;4,4;1,4;1,1", NULL, 0, &f, NULL), QFT_OK);
+	assert_int_equal(qft_placer_create(f, &conf, &p, NULL), QFT_OK);
+	assert_int_equal(qft_placer_isolate_job(p, 1, 1, &err), QFT_EINVAL); /* not running */
+	assert_non_null(strstr(err, "not running"));
+	qft_free(err);
+	assert_int_equal(qft_placer_add_job(p, 1, leaf0, 4, NULL), QFT_OK);
+	assert_int_equal(qft_placer_isolate_job(p, 1, 1, NULL), QFT_OK);
+	assert_int_equal(qft_placer_isolated(p), 1);
+	assert_int_equal(qft_placer_add_job(p, 2, mid, 8, NULL), QFT_OK);
+	/* the free leaf 3, and leaf 0 offered too (an isolated job's node
+	 * cons_tres would share): only leaf 3 is apart */
+	for (int h = 0; h < 16; h++)
+		eligible[h] = h >= 12 || h < 2;
+	for (int every = 0; every < 2; every++) {
+		assert_int_equal(qft_placer_subtree_apart(p, eligible, 2, every, 0, zone), 1);
+		for (int h = 0; h < 16; h++)
+			assert_int_equal(zone[h], h >= 12);
+	}
+	/* no leaf has 5, and the whole tree holds the isolated job */
+	assert_int_equal(qft_placer_subtree_apart(p, eligible, 5, 0, 0, zone), 0);
+	for (int h = 0; h < 16; h++)
+		assert_int_equal(zone[h], 0);
+	assert_true(qft_placer_hosts_apart(p, own, 2, 1));
+	assert_true(qft_placer_hosts_apart(p, beside, 2, 0));   /* job 2 is not isolated */
+	assert_false(qft_placer_hosts_apart(p, beside, 2, 1));  /* but on its links */
+	assert_false(qft_placer_hosts_apart(p, cross, 2, 0));   /* the isolated job's */
+	assert_int_equal(qft_placer_subtree_apart(NULL, eligible, 2, 0, 0, zone), 0);
+	assert_false(qft_placer_hosts_apart(p, NULL, 2, 0));
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+}
+
 /* PGFT(2;2,2;1,2;1,1) as `qft import` leaves it with cut cables: n0002's
  * cable is cut (no tree position), leaf 1 has lost both spine cables, so
  * n0003 and n0004 reach only each other. n0004 sits at tree index %d. */
@@ -643,6 +690,7 @@ int main(void)
 		cmocka_unit_test(lid_choice),
 		cmocka_unit_test(lid_request),
 		cmocka_unit_test(placer_predicts_within_its_budget),
+		cmocka_unit_test(isolation),
 	};
 	return cmocka_run_group_tests_name("capi", tests, NULL, NULL);
 }

@@ -1439,12 +1439,15 @@ extern void rlft_job_begin(job_record_t *job_ptr)
 	/* the tables published since: later choices see their offsets */
 	rlft_lid_take_done(lib, placer);
 	c = list_find_first(chosen, _chosen_for, job_ptr);
-	/* isolated where the placer put it apart, or on one idle node (RUN_NOW
-	 * lets cons_tres place no other job that asks: _pass) */
+	/* isolated where the placer put it apart (or cons_tres inside a
+	 * subtree apart), or wherever it shares nothing with a running job
+	 * (one idle node: RUN_NOW lets cons_tres place no other job that
+	 * asks, _pass); checked before it is tracked */
 	rlft_isolation_clear(job_ptr, true);
 	{
 		bool asked = rlft_request_of(job_ptr, rconf.isolate_partitions).isolate;
-		bool apart = (c && c->isolated) || (asked && n == 1);
+		bool apart = (c && c->isolated) ||
+			     (asked && lib->placer_hosts_apart(placer, hosts, n, 1));
 
 		rlft_isolation_tell(job_ptr, apart);
 		if (asked && !apart)
