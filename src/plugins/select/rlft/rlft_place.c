@@ -1187,7 +1187,7 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 	/* ShapeWait=: rather than congest now, wait for a shape due within
 	 * the job's wait (libqft's rule; INFINITY: would any later shape
 	 * do, before one is searched) */
-	if (_may_wait(&rq) && qft_shape_decline(&pl, INFINITY)) {
+	if (outcome == QFT_PLACED && _may_wait(&rq) && qft_shape_decline(&pl, INFINITY)) {
 		double wait, left, at;
 		qft_placement_t ahead;
 
