@@ -435,10 +435,13 @@ extern int select_p_job_test(job_record_t *job_ptr, bitstr_t *node_bitmap,
 		 * never waits for rlft's choice, cons_tres picks from all. */
 		bit_copybits(node_bitmap, before);
 		rc = rlft_not_placed(job_ptr, node_bitmap, max_nodes, mode);
-		if (rc == RLFT_APART)
+		if (rc == RLFT_APART) {
+			/* SLURM_SUCCESS is RLFT_PASS: out, either way */
 			rc = _test_apart(job_ptr, node_bitmap, before, min_nodes, max_nodes,
 					 req_nodes, mode, preemptee_candidates,
 					 preemptee_job_list, RLFT_TEST_EXTRA_ARGS);
+			goto out;
+		}
 		if (rc != RLFT_PASS)
 			goto out;
 	}
