@@ -58,7 +58,7 @@ _pool_stamp "Debian packages (contribs/scripts/deps.sh)"
 "$top/contribs/scripts/deps.sh" python3-matplotlib dpkg-dev libmunge-dev libpmix-dev \
 	ibsim-utils libumad2sim0 infiniband-diags opensm ibutils \
 	clang-14 libclang-rt-14-dev curl ca-certificates xz-utils gpgv debian-archive-keyring ccache \
-	debhelper lintian fakeroot
+	debhelper lintian fakeroot debootstrap
 # Every compile through ccache (Debian's compiler links in /usr/lib/ccache),
 # one cache for all: release-24.11 shares its core with release (107 s of
 # compiles become 12), and Slurm 24.11's build without front end the files
@@ -102,6 +102,20 @@ if [ "$what" = all ] && [ "$first" = 22.05 ]; then
 	deb_needs="deb-build"
 	case " $series " in *" 24.11 "*) deb_needs="$deb_needs slurm-24.11-real" ;; esac
 	pool_add test-deb test "$deb_needs" "bash '$top/tests/deb/test-deb.sh'"
+fi
+# the same for Debian 13's Slurm 24.11, in a Debian 13 root made with
+# debootstrap (no compile: beside the compiles), built and tested there
+# with Debian 13's own daemons (tests/deb/test-deb-2411.sh; with the 22.05
+# packages: refused there by apt and slurmctld)
+if [ "$what" = all ]; then
+	case " $series " in *" 24.11 "*)
+		pool_add debian13-root test "" "'$top/contribs/deb/debian13-root.sh' make"
+		pool_add deb-build-2411 cpu "debian13-root" "QFT_DEB_CHECK=0 '$top/contribs/deb/build.sh' 24.11"
+		deb_needs="deb-build-2411"
+		[ "$first" != 22.05 ] || deb_needs="$deb_needs deb-build"
+		pool_add test-deb-2411 test "$deb_needs" "bash '$top/tests/deb/test-deb-2411.sh'"
+		;;
+	esac
 fi
 if [ "$what" = all ]; then
 	# -O1, as AddressSanitizer advises: a third less compile time than -O2

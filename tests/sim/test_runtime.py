@@ -10,6 +10,7 @@ order of a lock-step set, the policies' choices (cons_tres-lid,
 +LidChoice=), the LID space check, and the report's per-size figures and
 users.png."""
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -670,7 +671,7 @@ class TestReportUsers(unittest.TestCase):
         self.assertIn("LID choice at LMC 2", txt)
         self.assertIn("cons_tres-lid pair (HSD alone 1.50 on one LID, 1.00 chosen)", txt)
 
-    @unittest.skipUnless(__import__("importlib").util.find_spec("matplotlib"),
+    @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                          "no python3-matplotlib")
     def test_users_png_is_wide(self):
         jobs = {"rlft": report_jobs(1.1), "cons_tres": report_jobs(1.5),
