@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 """Slurm host lists expanded independently of the simulator's own code
-(contribs/sim/qftsim/runtime.py), for the checks of test-sim.sh."""
+(contribs/sim/qftsim/common.py), for the checks of test-sim.sh."""
 import re
 
 
