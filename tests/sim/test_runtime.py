@@ -233,10 +233,39 @@ class TestAdvance(unittest.TestCase):
             with open(os.path.join(d, "s00001.start")) as f:
                 st, hosts, nodes = f.read().split()
             with open(os.path.join(d, "s00001.done")) as f:
-                st2, en = (float(x) for x in f.read().split())
+                st2, en, held = (float(x) for x in f.read().split())
             self.assertEqual((hosts, nodes, float(st)), ("n[0001-0004]", "4", st2))
             self.assertGreater(en - st2, 0.58)
             self.assertLess(en - st2, 0.9)
+            self.assertLess(held, 0.15)
+
+    def test_holds_until_its_first_rate(self):
+        """A model that lags: the job's 0.2 s of work are done at rate 1
+        before any rate comes; it ends only when the rate (0.5, dated back
+        to its start) is read, then at once (its work was due at 0.4 s),
+        and says how long it held its nodes past that."""
+        with tempfile.TemporaryDirectory() as d:
+            p = subprocess.Popen([sys.executable, ADVANCE, d, "s00002", "0.2"])
+            start_path = os.path.join(d, "s00002.start")
+            for _ in range(100):
+                if os.path.exists(start_path):
+                    break
+                time.sleep(0.05)
+            with open(start_path) as f:
+                st = float(f.read().split()[0])
+            time.sleep(max(0.0, st + 1.0 - time.time()))
+            self.assertIsNone(p.poll(), "ended before any rate was published")
+            self.write_rate(d, "s00002", 0.5, st)
+            p.wait(10)
+            with open(os.path.join(d, "s00002.done")) as f:
+                st2, en, held = (float(x) for x in f.read().split())
+            self.assertEqual(st2, st)
+            self.assertGreater(en - st, 1.0)
+            self.assertAlmostEqual(held, en - (st + 0.4), delta=0.05)
+            live = runtime.LiveRates(d, None, {}, {}, lambda n, s: True)
+            live.started.add("s00002")
+            live.read_events()
+            self.assertEqual((live.held, round(live.held_secs, 3)), (1, round(held, 3)))
 
     def write_rate(self, d, name, r, t):
         with open(os.path.join(d, name + ".rate"), "w") as f:

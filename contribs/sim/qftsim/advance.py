@@ -10,6 +10,15 @@ seconds, and writes DIR/NAME.done ("real-start real-end") when the work is
 done. A rate that applies from an earlier time than the job's last change
 applies from that change: progress is piecewise linear in real time and
 never goes back. Standalone (no qftsim import): it runs inside the job.
+
+The job does not end before it has read a rate: the model publishes the
+first one when it has taken the job's start in (with a LID choice, after
+the job chose its offsets), dated back to the start. A model that lags
+(choices of large jobs at a high compression) thus never lets a job run
+its whole work at rate 1; the job holds its nodes instead, and the third
+field of .done says for how many real seconds past its due end it held
+them (the report sums it per policy: a figure of the model's lag, counted
+against the policy that lags).
 """
 
 import os
@@ -53,11 +62,12 @@ def advance(directory, name, work):
             t_change, rate = t, got[0]
         now = time.time()
         left = work - (done_change + (now - t_change) * rate)
-        if left <= 0:
+        if left <= 0 and seen is not None:
             break
-        time.sleep(min(TICK, left / rate))
+        time.sleep(TICK if left <= 0 else min(TICK, left / rate))
     end = time.time()
-    write(os.path.join(directory, name + ".done"), "%.6f %.6f\n" % (start, end))
+    held = max(0.0, -left / rate)
+    write(os.path.join(directory, name + ".done"), "%.6f %.6f %.3f\n" % (start, end, held))
 
 
 if __name__ == "__main__":

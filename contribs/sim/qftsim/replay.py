@@ -537,8 +537,10 @@ class PolicyRun:
             raise SimError("policy %s: the runtime model failed: %s"
                            % (self.policy, self.live.error))
         self.times["model_scoring"] = round(self.live.score_secs, 1)
-        log("%s: runtime model: %d rounds, %.1f s scoring, %d limits raised"
-            % (self.policy, self.live.rounds, self.live.score_secs, self.live.extended))
+        log("%s: runtime model: %d rounds, %.1f s scoring, %d limits raised, %d jobs held "
+            "%.1f real s past their ends for their first rate"
+            % (self.policy, self.live.rounds, self.live.score_secs, self.live.extended,
+               self.live.held, self.live.held_secs))
 
     def ended_early(self, queue):
         """Names of the jobs Slurm ended other than by their loop's end
@@ -719,4 +721,5 @@ class PolicyRun:
                 "lid": self.lid, "lmc": self.sim.fabric.lmc,
                 "model": None if self.live is None else {
                     "rounds": self.live.rounds, "score_secs": round(self.live.score_secs, 1),
-                    "limits_raised": self.live.extended}}
+                    "limits_raised": self.live.extended, "held": self.live.held,
+                    "held_secs": round(self.live.held_secs, 1)}}

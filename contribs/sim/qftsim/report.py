@@ -127,6 +127,9 @@ def _model_notes(rep, jobs_by_policy):
         if m:
             lines[-1] += "; model %d rounds, %.1f s scoring, %d limits raised" % (
                 m["rounds"], m["score_secs"], m["limits_raised"])
+            if m.get("held"):
+                lines[-1] += ", %d jobs held %.1f real s for their first rate" % (
+                    m["held"], m["held_secs"])
     return lines
 
 

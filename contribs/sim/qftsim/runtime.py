@@ -384,6 +384,8 @@ class LiveRates(threading.Thread):
         self.error = None
         self.rounds = self.score_secs = 0.0
         self.extended = 0
+        self.held = 0                  # jobs that ended late, waiting for their first rate
+        self.held_secs = 0.0           # real seconds past their due ends, summed
         os.makedirs(directory, exist_ok=True)
 
     def run(self):
@@ -412,6 +414,9 @@ class LiveRates(threading.Thread):
                 if len(parts) >= 2:
                     self.ended.add(name)
                     events.append((float(parts[1]), 1, name, None, 0))
+                    if len(parts) >= 3 and float(parts[2]) > 0:
+                        self.held += 1
+                        self.held_secs += float(parts[2])
         with self.lock:
             late, self.slurm_ended = self.slurm_ended, []
         now = time.time()
