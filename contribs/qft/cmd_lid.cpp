@@ -26,7 +26,7 @@ int cmd_lid(int argc, char **argv)
 {
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--choice", "--lmc", "--pattern", "--order", "--routing",
-		   "--lft", "-o", "--stages"},
+		   "--lft", "-o", "--stages", "--threads"},
 		  {"--compare"});
 	args.no_positional();
 	const std::string routing = routing_arg(args);
@@ -41,6 +41,7 @@ int cmd_lid(int argc, char **argv)
 			    resolve_hosts(f, host_names(f, args.need("--hosts"))));
 	LidOptions opt;
 	opt.max_stages = args.number("--stages", 0, 1u << 20);
+	opt.pair.threads = unsigned(args.number("--threads", 1, 256));
 
 	if (args.has("--compare")) {
 		if (args.has("--choice") || args.has("-o"))

@@ -108,6 +108,14 @@ std::string one_line(const std::string &json)
 	return out + "\n";
 }
 
+// --lid-threads N: threads of pair's stage search (1: the offsets of
+// every earlier release; N > 1 gives other offsets, the same for any
+// machine).
+unsigned lid_threads(const Args &args)
+{
+	return unsigned(args.number("--lid-threads", 1, 256));
+}
+
 // --lid MODE for a group of jobs in lock-step: the jobs choose in the
 // order listed, each beside the ones before it (their offsets fixed, as
 // a running job's table does not change): job 1 alone, job 2 beside job
@@ -116,13 +124,15 @@ std::string one_line(const std::string &json)
 // A job whose offsets are `kept` (true) keeps them and is only beside
 // the jobs after it (--batch with --lid-in, or a key chosen in an earlier
 // group).
-void choose_in_order(const Model &m, const Pattern &pattern, LidMode mode,
+// `threads`: pair's stage search (PairSearchOptions::threads).
+void choose_in_order(const Model &m, const Pattern &pattern, LidMode mode, unsigned threads,
 		     std::vector<Job> &jobs, const std::vector<bool> *kept = nullptr)
 {
 	std::vector<Job> chosen;
 	chosen.reserve(jobs.size());
 	LidOptions opt;
 	opt.beside = &chosen;
+	opt.pair.threads = threads;
 	for (size_t i = 0; i < jobs.size(); i++) {
 		Job &job = jobs[i];
 		if (!kept || !(*kept)[i])
@@ -299,7 +309,7 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 				jobs[i].lid_choice = kept_choice(mode);
 				fixed[i] = true;
 			}
-			choose_in_order(m, pattern, mode, jobs, &fixed);
+			choose_in_order(m, pattern, mode, lid_threads(args), jobs, &fixed);
 			for (size_t i = 0; i < jobs.size(); i++) {
 				if (fixed[i] || g.keys[i].empty())
 					continue;
@@ -353,7 +363,7 @@ int cmd_score(int argc, char **argv)
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
-		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out"},
+		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
@@ -419,7 +429,7 @@ int cmd_score(int argc, char **argv)
 		const LidMode mode = lid_mode(args.get("--lid"));
 		if (mode == LidMode::stripe)
 			return score_striped(args, *m, *pattern, jobs);
-		choose_in_order(*m, *pattern, mode, jobs);
+		choose_in_order(*m, *pattern, mode, lid_threads(args), jobs);
 	}
 
 	ScoreOptions opt;

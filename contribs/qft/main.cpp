@@ -24,6 +24,7 @@ const char kUsage[] =
 	"           [--order tree|given|random:SEED] [--lid-offset K] [--json]\n"
 	"           [--worst N] [--bandwidth] [--per-job] [--lft LFTS.dump]\n"
 	"           [--lid job|dest|pair|stripe] [--lmc N] [--lid-in KEPT] [--lid-out KEPT]\n"
+	"           [--lid-threads N]\n"
 	"           (--lid with --jobs or --batch: the jobs of a group choose in the\n"
 	"           order listed, each beside those before it; stripe: --hosts only;\n"
 	"           --batch lines \"KEY: HOSTS\" keep a job's offsets by KEY: chosen\n"
@@ -34,7 +35,7 @@ const char kUsage[] =
 	"  topology-conf --fabric F [--block] [-o FILE]\n"
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  lid      --fabric F --hosts LIST [--choice job|dest|pair|stripe] [--lmc N]\n"
-	"           [--pattern P] [-o TABLE] | --compare\n"
+	"           [--pattern P] [--threads N] [-o TABLE] | --compare\n"
 	"  status   [--file STATUS.json] [--json]\n"
 	"  patterns\n"
 	"LIST is a Slurm host list (n[0001-0036]), 'all', or @FILE. See qft(1).\n";

@@ -123,6 +123,7 @@ struct qft_lid_request {
 	qft::LidMode mode = qft::LidMode::job;
 	size_t max_stages = 0;
 	uint32_t job_id = 0;
+	unsigned threads = 1; // pair's stage search (qft_lid_request_set_threads)
 };
 
 namespace {
@@ -1057,6 +1058,7 @@ void run_lid_request(const qft_lid_request &req, qft_lid_choice_t *out)
 		beside.push_back(*j);
 	qft::LidOptions opt;
 	opt.max_stages = req.max_stages;
+	opt.pair.threads = req.threads;
 	if (!beside.empty())
 		opt.beside = &beside;
 	const qft::LidTable t = qft::choose_lids(f, router, req.model->tree(), *req.pattern,
@@ -1163,6 +1165,12 @@ qft_status_t qft_lid_request_run(qft_lid_request_t *req, qft_lid_choice_t *out, 
 		need(req, "request");
 		run_lid_request(*req, out);
 	});
+}
+
+void qft_lid_request_set_threads(qft_lid_request_t *req, unsigned threads)
+{
+	if (req)
+		req->threads = std::max(threads, 1u);
 }
 
 uint32_t qft_lid_request_job_id(const qft_lid_request_t *req)

@@ -2,6 +2,8 @@
 #include "lib/lid/pair_search.hpp"
 
 #include <algorithm>
+#include <exception>
+#include <thread>
 
 #include "lib/common/random.hpp"
 #include "lib/lid/lid.hpp"
@@ -11,7 +13,8 @@ namespace qft {
 
 Beside::Beside(const Fabric &fabric, const Router &router, const Pattern &pattern,
 	       const std::vector<Job> *jobs)
-	: router_(router), pattern_(pattern), jobs_(jobs), loads_(fabric.port_count()),
+	: fabric_(fabric), router_(router), pattern_(pattern), jobs_(jobs),
+	  loads_(fabric.port_count()),
 	  player_(fabric, router)
 {
 }
@@ -36,15 +39,17 @@ namespace {
 
 class PairSearch {
 public:
+	// t.pair sized n x n by the caller; `seed` and `exact_total` this
+	// search's (one thread's) share.
 	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
-		   const std::vector<uint8_t> &start, const PairSearchOptions &opt)
+		   const std::vector<uint8_t> &start, const PairSearchOptions &opt,
+		   uint64_t seed, size_t exact_total)
 		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
 		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), on_(links_),
 		  chosen_(n_ * n_, 0),
-		  start_(start), opt_(opt), rng_(opt.seed * 0x9e3779b97f4a7c15ull + 1),
-		  exact_left_(opt.exact_total)
+		  start_(start), opt_(opt), rng_(seed * 0x9e3779b97f4a7c15ull + 1),
+		  exact_left_(exact_total)
 	{
-		t_.pair.assign(n_ * n_, 0);
 	}
 
 	void stage(const std::vector<RankPair> &pairs, const LinkLoads &beside)
@@ -376,18 +381,64 @@ private:
 
 } // namespace
 
+bool pairs_in_one_stage(const Pattern &pattern, uint32_t n)
+{
+	std::vector<uint8_t> seen(size_t(n) * n, 0);
+	std::vector<RankPair> pairs;
+	for (size_t s = 0, stages = pattern.stage_count(n); s < stages; s++) {
+		pattern.stage(n, s, pairs);
+		for (const RankPair &p : pairs) {
+			if (p.src == p.dst)
+				continue;
+			uint8_t &x = seen[size_t(p.src) * n + p.dst];
+			if (x)
+				return false;
+			x = 1;
+		}
+	}
+	return true;
+}
+
 void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pattern,
 		  LidTable &t, const std::vector<uint8_t> &start, Beside &beside,
 		  const PairSearchOptions &opt)
 {
-	PairSearch search(fabric, router, t, start, opt);
-	std::vector<RankPair> pairs;
 	const uint32_t n = uint32_t(t.hosts.size());
 	const size_t stages = pattern.stage_count(n);
-	for (size_t s = 0; s < stages; s++) {
-		pattern.stage(n, s, pairs);
-		search.stage(pairs, beside.stage(s));
-	}
+	t.pair.assign(size_t(n) * n, 0);
+	size_t threads = std::min<size_t>(std::max(opt.threads, 1u), stages);
+	if (threads > 1 && !pairs_in_one_stage(pattern, n))
+		threads = 1;
+	// Thread k: stages k, k + threads, ... (stage sizes vary little, and
+	// interleaving spreads the congested ones). Each writes the offsets
+	// of its own stages' pairs only.
+	std::vector<std::exception_ptr> errors(threads);
+	auto run = [&](size_t k, Beside &own) {
+		try {
+			PairSearch search(fabric, router, t, start, opt, opt.seed + k,
+					  opt.exact_total / threads);
+			std::vector<RankPair> pairs;
+			for (size_t s = k; s < stages; s += threads) {
+				pattern.stage(n, s, pairs);
+				search.stage(pairs, own.stage(s));
+			}
+		} catch (...) {
+			errors[k] = std::current_exception();
+		}
+	};
+	std::vector<Beside> besides;
+	besides.reserve(threads);
+	for (size_t k = 1; k < threads; k++)
+		besides.push_back(beside.fresh());
+	std::vector<std::thread> workers;
+	for (size_t k = 1; k < threads; k++)
+		workers.emplace_back(run, k, std::ref(besides[k - 1]));
+	run(0, beside);
+	for (std::thread &w : workers)
+		w.join();
+	for (const std::exception_ptr &e : errors)
+		if (e)
+			std::rethrow_exception(e);
 }
 
 } // namespace qft

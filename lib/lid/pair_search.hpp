@@ -44,8 +44,11 @@ public:
 	bool empty() const { return jobs_ == nullptr || jobs_->empty(); }
 	// The loads of stage t; valid until the next call.
 	const LinkLoads &stage(size_t t);
+	// The same jobs with loads of its own (one per thread of search_pairs).
+	Beside fresh() const { return Beside(fabric_, router_, pattern_, jobs_); }
 
 private:
+	const Fabric &fabric_;
 	const Router &router_;
 	const Pattern &pattern_;
 	const std::vector<Job> *jobs_;
@@ -72,7 +75,19 @@ struct PairSearchOptions {
 	// 1944-host tree it gave 1.253 against 1.270 at 8 times the time (35 s).
 	size_t hall_flows = 256;
 	uint64_t seed = 1; // ties are broken at random, reproducibly
+	// Threads that search stages side by side, when no pair of ranks
+	// comes back in a later stage (Shift: each pair is in one stage, so
+	// its stages are independent): thread k takes stages k, k + threads,
+	// ... with seed + k and exact_total / threads of the steps. The
+	// offsets depend on `threads`, not on the machine; 1 as before.
+	unsigned threads = 1;
 };
+
+// Whether every ordered pair of distinct ranks of `n` is in one stage of
+// `pattern` at most (Shift, recursive doubling: yes; random permutations:
+// no): then a pair's offset is chosen in its stage alone, and stages can
+// be searched apart.
+bool pairs_in_one_stage(const Pattern &pattern, uint32_t n);
 
 // Fills t.pair (t.hosts, t.offsets set): every stage of `pattern` in
 // turn; a pair's first stage chooses its offset, later ones keep it (an

@@ -466,6 +466,7 @@ class TestKeptOffsets(unittest.TestCase):
         self.assertEqual(len(c), 1)
         self.assertIn("--lid-out", c[0]["args"])
         self.assertNotIn("--lid-in", c[0]["args"])
+        self.assertNotIn("--lid-threads", c[0]["args"])
         # chosen already: no second choice, and the choice groups' scores
         # are the sets' (cached with the kept offsets)
         sc.choose(groups, "pair")
@@ -489,6 +490,17 @@ class TestKeptOffsets(unittest.TestCase):
         self.assertEqual([l.split()[0] for l in self.calls()[-1]["kept"]], ["a", "c"])
         with self.assertRaises(SimError):
             sc.key(["e: n5", "a: n1"], "pair")
+
+    def test_lid_threads_for_choices_only(self):
+        """--lid-threads N reaches the choices (qft score --lid-threads),
+        not the scoring of kept offsets."""
+        sc = Scorer(self.qft, self.fabric, "shift", 1, os.path.join(self.tmp.name, "cache.json"),
+                    os.path.join(self.tmp.name, "t"), lmc=2, lid_threads=3)
+        sc.choose([["a: n1"], ["a: n1", "b: n2"]], "pair")
+        sc.score_all(["n3"], [], lid="pair")
+        args = [c["args"] for c in self.calls()]
+        self.assertEqual(args[0][args[0].index("--lid-threads"):][:2], ["--lid-threads", "3"])
+        self.assertTrue(all("--lid-threads" not in a for a in args[1:]) and len(args) > 1)
 
     def test_kept_members_start_order_and_the_models_choice(self):
         jobs = [{"idx": i, "name": "s%05d" % i, "nodelist": h, "nodes": 2, "start_wall": st,

@@ -15,7 +15,7 @@
 #      table: the nodes set UCX_IB_LID_PATH_BITS); LidChoice=off: none. LidChoice=pair
 #      and no LidPairMaxNodes=: a 300-node job gets pair (no cap by
 #      default), under 2 ms under the locks.
-#   3. A bad LidChoice= at reconfigure is named and the settings kept; a
+#   3. A bad LidChoice= or LidThreads= at reconfigure is named and the settings kept; a
 #      job's table goes when the job ends. A late worker (LidTestDelay=,
 #      tests only) past LidTableWait= decides base LIDs for the job, and
 #      says why. A slurmctld restarted with a table pending chooses again. Without HostFileDir= no job gets a choice (it could not
@@ -155,7 +155,8 @@ expect_eq "dest: the table's HSD = qft score --lid dest" "$(hsd_of "$dtable")" "
 check "dest: the log says why not pair" grep -q "JobId=$d LID choice dest (LidChoice= auto: more nodes than LidPairMaxNodes=" "$LOG"
 lock_us "dest, 16 nodes" "$d"
 "$BIN/scancel" "$d"
-conf $'LidChoice=pair\n'
+# LidThreads=2: the worker searches the stages on two threads
+conf $'LidChoice=pair\nLidThreads=2\n'
 "$BIN/scontrol" reconfigure
 sleep 2
 big=$(run_one 300)
@@ -193,6 +194,11 @@ conf $'LidChoice=best\n'
 sleep 2
 check "LidChoice=best is named with the words it takes" \
 	grep -q "LidChoice=best, expected off, auto, job, dest or pair" "$LOG"
+conf $'LidChoice=pair\nLidThreads=0\n'
+"$BIN/scontrol" reconfigure
+sleep 2
+check "LidThreads=0 is named with the range it takes" \
+	grep -q "LidThreads=0: expected 1 to 256 threads for a LID choice" "$LOG"
 g=$(run_one 16 -w "$scattered")
 expect_eq "after the bad reconfigure the last settings hold (off)" "$(envof "$g" QFT_LID_CHOICE)" none
 "$BIN/scancel" "$g"

@@ -464,6 +464,16 @@ static void lid_request(void **state)
 	assert_int_equal(ch.stages_played, 1);
 	qft_lid_choice_clear(&ch);
 	qft_lid_request_destroy(req);
+	/* LidThreads=: Shift's stages searched side by side, as good here */
+	assert_int_equal(qft_placer_lid_request(q, 9, hosts, n, "pair", 0, &req, NULL), QFT_OK);
+	qft_lid_request_set_threads(req, 3);
+	qft_lid_request_set_threads(NULL, 3);
+	assert_int_equal(qft_lid_request_run(req, &ch, NULL), QFT_OK);
+	assert_string_equal(ch.mode, "pair");
+	assert_true(ch.avg_hsd == 1.0);
+	assert_int_equal(ch.stages_played, 15);
+	qft_lid_choice_clear(&ch);
+	qft_lid_request_destroy(req);
 	assert_int_equal(qft_placer_lid_request(q, 9, hosts, n, "stripe", 0, &req, &err), QFT_EINVAL);
 	assert_null(req);
 	qft_free(err);

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "lib/lid/lid.hpp"
+#include "lib/lid/pair_search.hpp"
 #include "lib/lid/stage_exact.hpp"
 #include "lib/place/order.hpp"
 #include "lib/route/dmodk.hpp"
@@ -187,6 +188,57 @@ void pair_beside_running_jobs(void **)
 	// chosen alone.
 	for (LidMode mode : {LidMode::dest, LidMode::job})
 		assert_true(beside(m.choose(b, mode, opt))[1] <= beside(m.choose(b, mode))[1]);
+}
+
+// Threads that search Shift's stages side by side (PairSearchOptions::
+// threads): Konig's routing still found, beside a running job too (each
+// thread its own view of it), every offset in range and the engine's
+// figure the one counted by hand. A pattern whose pairs come back in
+// later stages (random permutations of 36 ranks) is searched on one
+// thread whatever is asked: the same table as threads = 1.
+void pair_threads_split_stages(void **)
+{
+	TwoLevel m(6, 3);
+	std::vector<HostOrd> a, b;
+	for (HostOrd h = 0; h < 36; h++)
+		(h % 6 < 3 ? a : b).push_back(h);
+	const std::vector<Job> running = {m.choose(a, LidMode::pair).job()};
+	for (unsigned threads = 1; threads <= 4; threads++) {
+		LidOptions opt;
+		opt.pair.threads = threads;
+		for (HostOrd n : {12u, 35u, 36u}) {
+			std::vector<HostOrd> h(n);
+			for (HostOrd i = 0; i < n; i++)
+				h[i] = i;
+			const LidTable t = m.choose(h, LidMode::pair, opt);
+			assert_true(t.pair.size() == size_t(n) * n);
+			for (uint8_t o : t.pair)
+				assert_true(o < t.offsets);
+			assert_true(m.hsd(t) == 1.0);
+			assert_true(recount(m, t) == 1.0);
+		}
+		opt.beside = &running;
+		std::vector<Job> jobs = running;
+		jobs.push_back(m.choose(b, LidMode::pair, opt).job());
+		ScoreOptions so;
+		so.per_job = true;
+		const std::vector<double> h = score_jobs(m.fabric, *m.router, *m.shift, jobs, so).job_hsd;
+		std::printf("# %u threads: beside a running job %.3f (running %.3f)\n", threads, h[1],
+			    h[0]);
+		assert_true(h[1] == 1.0 && h[0] == 1.0);
+	}
+	for (const char *name : {"shift", "recdbl", "ring", "dissemination"})
+		assert_true(pairs_in_one_stage(*make_pattern(name, nullptr), 36));
+	std::unique_ptr<Pattern> perm = make_pattern("perm:40:3", nullptr);
+	assert_false(pairs_in_one_stage(*perm, 36));
+	std::vector<HostOrd> all(36);
+	for (HostOrd i = 0; i < 36; i++)
+		all[i] = i;
+	LidOptions one, four;
+	four.pair.threads = 4;
+	const LidTable t1 = choose_lids(m.fabric, *m.router, m.tree, *perm, all, LidMode::pair, one);
+	const LidTable t4 = choose_lids(m.fabric, *m.router, m.tree, *perm, all, LidMode::pair, four);
+	assert_true(t1.pair == t4.pair);
 }
 
 // The exhaustive stage search against brute force: small random stages
@@ -407,6 +459,7 @@ int main(void)
 		cmocka_unit_test(seed001_examples),
 		cmocka_unit_test(pair_reaches_konig),
 		cmocka_unit_test(pair_beside_running_jobs),
+		cmocka_unit_test(pair_threads_split_stages),
 		cmocka_unit_test(stage_search_is_exact),
 		cmocka_unit_test(stage_search_leaf_groups),
 		cmocka_unit_test(stripe_shares),

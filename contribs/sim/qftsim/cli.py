@@ -268,6 +268,10 @@ def parse_args(argv):
     g.add_argument("--pattern", default="shift", help="collective scored (default shift)")
     g.add_argument("--score-workers", type=int, default=2,
                    help="parallel qft score processes, each scoring a batch (default 2)")
+    g.add_argument("--lid-threads", type=int, default=1, metavar="N",
+                   help="threads of each per-pair LID choice (qft score --lid-threads, "
+                   "select/rlft's LidThreads=; default 1): fewer real seconds per choice, so "
+                   "the runtime model lags less at a high compression")
     g.add_argument("--no-plots", action="store_true", help="no PNGs")
     g.add_argument("--no-install", action="store_true",
                    help="kept for old command lines: qft-sim never installs packages "
@@ -500,7 +504,7 @@ def main(argv):
         log("plugins from %s" % build)
     scorer = Scorer(sim.qft, sim.fabric.path, a.pattern, a.score_workers,
                     os.path.join(sim.out, "score-cache.json"), os.path.join(sim.out, "tmp"),
-                    lmc=sim.fabric.lmc)
+                    lmc=sim.fabric.lmc, lid_threads=a.lid_threads)
     sim.scorer = scorer
 
     def on_signal(signum, frame):

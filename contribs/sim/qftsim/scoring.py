@@ -91,8 +91,9 @@ class Keeper:
 class Scorer:
     """qft score, alone and in lock-step with neighbours, cached."""
 
-    def __init__(self, qft, fabric, pattern, workers, cache_path, tmpdir, lmc=0):
+    def __init__(self, qft, fabric, pattern, workers, cache_path, tmpdir, lmc=0, lid_threads=1):
         self.qft = qft
+        self.lid_threads = max(1, lid_threads)  # a choice's (select/rlft's LidThreads=)
         self.fabric = fabric
         self.pattern = pattern
         self.lmc = lmc
@@ -167,6 +168,8 @@ class Scorer:
             cmd += ["--lid-in", lid_in]
         if lid_out:
             cmd += ["--lid-out", lid_out]
+            if self.lid_threads > 1:
+                cmd += ["--lid-threads", str(self.lid_threads)]
         return cmd
 
     def _batch(self, groups, lid="none", choose=False):

@@ -531,6 +531,10 @@ QFT_EXPORT qft_status_t qft_placer_lid_request(const qft_placer_t *placer, uint3
  * qft_lid_choice_clear(), also after a failure). */
 QFT_EXPORT qft_status_t qft_lid_request_run(qft_lid_request_t *req, qft_lid_choice_t *out,
 					    char **err);
+/* Threads of pair's stage search when the request runs (default 1; 0
+ * counts as 1): Shift's stages are searched side by side, the others on
+ * one thread. The offsets depend on the number, not on the machine. */
+QFT_EXPORT void qft_lid_request_set_threads(qft_lid_request_t *req, unsigned threads);
 /* The request's job id and host count; 0 for NULL. */
 QFT_EXPORT uint32_t qft_lid_request_job_id(const qft_lid_request_t *req);
 QFT_EXPORT size_t qft_lid_request_hosts(const qft_lid_request_t *req);

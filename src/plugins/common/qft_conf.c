@@ -59,6 +59,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
 	{"LidTableWait", S_P_UINT32},
+	{"LidThreads", S_P_UINT32},
 	{"LidTestDelay", S_P_UINT32},
 	{"IsolatePartitions", S_P_STRING},
 	{"PlanBusyFirst", S_P_BOOLEAN},
@@ -147,6 +148,12 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	conf->lid_choice = lid;
 	s_p_get_uint32(&conf->lid_pair_max_nodes, "LidPairMaxNodes", tbl);
 	s_p_get_uint32(&conf->lid_table_wait, "LidTableWait", tbl);
+	s_p_get_uint32(&conf->lid_threads, "LidThreads", tbl);
+	if (conf->lid_threads < 1 || conf->lid_threads > QFT_LID_THREADS_MAX) {
+		*why = xstrdup_printf("%s: LidThreads=%u: expected 1 to %u threads for a LID choice",
+				      conf->path, conf->lid_threads, QFT_LID_THREADS_MAX);
+		return SLURM_ERROR;
+	}
 	s_p_get_uint32(&conf->lid_test_delay, "LidTestDelay", tbl);
 	conf->format = format;
 	conf->reserve_remainder = remainder == 1;
@@ -199,6 +206,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	conf->lid_choice = QFT_LID_AUTO;
 	conf->lid_pair_max_nodes = 0;
 	conf->lid_table_wait = 120;
+	conf->lid_threads = 1;
 	*why = NULL;
 	conf->path = get_extra_conf_path("qft.conf");
 	if (access(conf->path, R_OK)) {
@@ -490,6 +498,7 @@ static const qft_ops_t _local_ops = {
 	.placer_lid_request = qft_placer_lid_request,
 	.lid_request_run = qft_lid_request_run,
 	.lid_request_destroy = qft_lid_request_destroy,
+	.lid_request_set_threads = qft_lid_request_set_threads,
 	.placer_record_lids = qft_placer_record_lids,
 	.placer_copy_lids = qft_placer_copy_lids,
 	.placer_lid_jobs = qft_placer_lid_jobs,

@@ -60,6 +60,7 @@ typedef struct {
 	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
 	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 0: no cap */
 	uint32_t lid_table_wait;    /* LidTableWait=, seconds, default 120 */
+	uint32_t lid_threads;       /* LidThreads=, default 1 */
 	uint32_t lid_test_delay;    /* LidTestDelay=, seconds, tests only */
 	char *isolate_partitions;   /* IsolatePartitions=, comma-separated:
 				     * their jobs are isolated unless they
@@ -123,9 +124,11 @@ extern int qft_conf_load_fabric(qft_conf_t *conf, struct qft_fabric **fabric, ch
  * it only to a plugin of the same build (QFT_SHARED_ABI, the holder's size
  * and the libqft version).
  */
-#define QFT_SHARED_ABI 9
+#define QFT_SHARED_ABI 10
 /* RoundUp= at most: a near product leaves at most this % of it idle. */
 #define QFT_ROUND_UP_MAX 50
+/* LidThreads=: at most (a slurmctld host's cores are many; more is a typo) */
+#define QFT_LID_THREADS_MAX 256
 /* ShapeWait= at most: a job waits at most its whole time limit. */
 #define QFT_SHAPE_WAIT_MAX 100
 #define QFT_TOPOLOGY_FABRIC_SYM "qft_topology_fabric_get"
@@ -177,6 +180,7 @@ typedef struct qft_ops {
 	qft_status_t (*lid_request_run)(qft_lid_request_t *req, qft_lid_choice_t *out,
 					char **err);
 	void (*lid_request_destroy)(qft_lid_request_t *req);
+	void (*lid_request_set_threads)(qft_lid_request_t *req, unsigned threads);
 	qft_status_t (*placer_record_lids)(qft_placer_t *placer, uint32_t job_id,
 					   const qft_lid_choice_t *choice, char **err);
 	size_t (*placer_copy_lids)(qft_placer_t *to, const qft_placer_t *from);

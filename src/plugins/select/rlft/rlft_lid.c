@@ -537,6 +537,7 @@ static void _queue_table(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr, const
 		qft_free(err);
 		return;
 	}
+	ctx->lib->lid_request_set_threads(req, ctx->conf->lid_threads);
 	w = xmalloc(sizeof(*w));
 	w->lib = ctx->lib;
 	w->req = req;
@@ -632,6 +633,7 @@ extern void rlft_lid_resume(const rlft_lid_ctx_t *ctx, job_record_t *job_ptr,
 		_work_free(w);
 		return;
 	}
+	ctx->lib->lid_request_set_threads(req, ctx->conf->lid_threads);
 	w->req = req;
 	info("%s: %pJ LID choice %s: its table was pending when slurmctld stopped: chosen again",
 	     PFX, job_ptr, mode);
