@@ -15,6 +15,8 @@
 // choice alone; BENCH_LID_EXACT=N gives pair's exhaustive stage search N
 // steps per flow (lib/lid/pair_search.hpp; 0: none, the search before it);
 // BENCH_LID_HALL=N checks Hall's condition in stages of up to N flows.
+// BENCH_LID_THREADS=N searches pair's stages on N threads (qft.conf
+// LidThreads=; the times are wall-clock, so N > 1 is not "one core").
 //
 // Per choice: mean and worst HSD over every stage, the share of jobs at
 // HSD 1.0, and the mean and worst time to choose, judged on the stages
@@ -78,6 +80,8 @@ void measure(const Model &m, const Pattern &pattern, const std::vector<HostOrd> 
 				opt.pair.exact = std::strtoul(steps, nullptr, 10);
 			if (const char *flows = std::getenv("BENCH_LID_HALL"))
 				opt.pair.hall_flows = std::strtoul(flows, nullptr, 10);
+			if (const char *threads = std::getenv("BENCH_LID_THREADS"))
+				opt.pair.threads = unsigned(std::strtoul(threads, nullptr, 10));
 			opt.max_stages = std::min<size_t>(
 				1024, std::max<size_t>(1, 32768 / std::max<size_t>(ranks.size(), 1)));
 			t = choose_lids(m.fabric(), m.router(), m.tree(), pattern, ranks,
