@@ -272,6 +272,30 @@ class TestAdvance(unittest.TestCase):
             f.write("%.6f %.6f\n" % (r, t))
 
 
+class TestModelRecord(unittest.TestCase):
+    def test_held_is_apart_from_the_run(self):
+        """A job's .done "start end held": its run is what its rates gave
+        (end - start - held), its hold kept apart, both simulated."""
+        from qftsim import replay
+        from types import SimpleNamespace as NS
+        with tempfile.TemporaryDirectory() as d:
+            run = replay.PolicyRun.__new__(replay.PolicyRun)
+            run.rates_dir = d
+            run.live = NS(records={})
+            run.sim = NS(compress=10.0, comm={3: 0.5}, args=NS(min_sleep=1.0))
+            job = NS(idx=3, runtime=200.0)
+            with open(os.path.join(d, "s00003.done"), "w") as f:
+                f.write("100.0 130.0 5.0\n")
+            rec = {}
+            run.model_record(job, rec)
+            self.assertEqual((rec["work"], rec["run_model"], rec["held"]), (200.0, 250.0, 50.0))
+            self.assertAlmostEqual(rec["slowdown"], 1.25)
+            with open(os.path.join(d, "s00003.done"), "w") as f:
+                f.write("100.0 130.0\n")
+            run.model_record(job, rec)
+            self.assertEqual((rec["run_model"], rec["held"]), (300.0, 0.0))
+
+
 class TestFigures(unittest.TestCase):
     def job(self, idx, nodes, submit, start, run, work, f=0.5):
         return {"idx": idx, "jobid": idx + 1, "state": "COMPLETED", "nodelist": "n%d" % idx,
@@ -289,6 +313,13 @@ class TestFigures(unittest.TestCase):
         self.assertAlmostEqual(s["slowdown_max"], 1.5)
         # node-seconds: used 600 + 50 + 69000, lost 200 + 0 + 9000
         self.assertAlmostEqual(s["node_hours_lost_share"], 9200.0 / 69650.0)
+        self.assertEqual(s["node_hours_held_share"], 0.0)
+        # a job that held its 4 nodes 50 s for its first rate: apart from
+        # its run, its slowdown and the node-hours lost
+        jobs[0]["held"] = 50.0
+        held = summarise(jobs, 100, {})
+        self.assertAlmostEqual(held["node_hours_held_share"], 200.0 / 69850.0)
+        self.assertAlmostEqual(held["node_hours_lost_share"], s["node_hours_lost_share"])
         # 3 jobs over a makespan of 3600 s
         self.assertAlmostEqual(s["throughput"], 3.0)
         self.assertEqual(s["h_mean"], 2.0)

@@ -174,13 +174,17 @@ def _time_figures(jobs, ran, completed, makespan):
     """Turnaround (end - submit, Slurm's stamps) and throughput (completed
     jobs per simulated hour of makespan); with the runtime model, slowdown
     (run / run alone on a congestion-free fabric, the job's own clock) and
-    the share of node-hours lost to congestion."""
+    the share of node-hours lost to congestion; and the share the jobs
+    held their nodes past their due ends while the model lagged (held,
+    apart from run_model)."""
     turn = [j["end"] - j["submit"] for j in ran if j.get("submit") is not None]
     model = [j for j in jobs if j.get("run_model") is not None and j.get("work")]
     slow = [j["slowdown"] for j in model]
     used = sum(j["nodes"] * j["run_model"] for j in model)
     lost = sum(j["nodes"] * max(0.0, j["run_model"] - j["work"]) for j in model)
+    held = sum(j["nodes"] * j.get("held", 0.0) for j in model)
     return {
+        "node_hours_held_share": held / (used + held) if used + held else None,
         "turnaround_mean": mean(turn), "turnaround_p95": percentile(turn, 95),
         "throughput": completed / (makespan / 3600.0) if makespan else None,
         "model_jobs": len(model),

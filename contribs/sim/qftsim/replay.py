@@ -691,18 +691,23 @@ class PolicyRun:
         """The runtime model's figures of a job: f, its work (run time
         alone on a congestion-free fabric), and from its loop's own clock
         (sub-second, unlike Slurm's stamps) its run time, slowdown and
-        mean H."""
+        mean H. A job that held its nodes past its due end for its first
+        rate (advance.py: the model lagged) runs what its rates give: the
+        hold is kept apart (held), as the model's lag, not congestion."""
         C = self.sim.compress
         name = self.job_name(job)
         d["comm"] = self.sim.comm[job.idx]
         d["work"] = round(self.work(job) * C, 1)
         try:
             with open(os.path.join(self.rates_dir, name + ".done")) as f:
-                st, en = (float(x) for x in f.read().split()[:2])
+                parts = [float(x) for x in f.read().split()[:3]]
+            st, en = parts[:2]
         except (OSError, ValueError):
             return
-        d["run_model"] = round((en - st) * C, 1)
-        d["slowdown"] = round((en - st) / self.work(job), 4)
+        held = min(parts[2], en - st) if len(parts) > 2 else 0.0
+        d["held"] = round(held * C, 1)
+        d["run_model"] = round((en - st - held) * C, 1)
+        d["slowdown"] = round((en - st - held) / self.work(job), 4)
         rec = self.live.records.get(name)
         if rec:
             d["h_mean"] = round(rec["h_mean"], 4)

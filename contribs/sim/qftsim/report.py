@@ -128,8 +128,10 @@ def _model_notes(rep, jobs_by_policy):
             lines[-1] += "; model %d rounds, %.1f s scoring, %d limits raised" % (
                 m["rounds"], m["score_secs"], m["limits_raised"])
             if m.get("held"):
-                lines[-1] += ", %d jobs held %.1f real s for their first rate" % (
-                    m["held"], m["held_secs"])
+                held = rep["policies"][n].get("node_hours_held_share")
+                lines[-1] += (", %d jobs held %.1f real s for their first rate (%s of "
+                              "the node-hours, outside slowdown and lost)" % (
+                                  m["held"], m["held_secs"], _pct(held)))
     return lines
 
 
