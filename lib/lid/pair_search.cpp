@@ -406,7 +406,7 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 	const uint32_t n = uint32_t(t.hosts.size());
 	const size_t stages = pattern.stage_count(n);
 	t.pair.assign(size_t(n) * n, 0);
-	size_t threads = std::min<size_t>(std::max(opt.threads, 1u), stages);
+	size_t threads = std::max<size_t>(std::min<size_t>(opt.threads, stages), 1);
 	if (threads > 1 && !pairs_in_one_stage(pattern, n))
 		threads = 1;
 	// Thread k: stages k, k + threads, ... (stage sizes vary little, and
@@ -431,8 +431,14 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 	for (size_t k = 1; k < threads; k++)
 		besides.push_back(beside.fresh());
 	std::vector<std::thread> workers;
-	for (size_t k = 1; k < threads; k++)
-		workers.emplace_back(run, k, std::ref(besides[k - 1]));
+	try {
+		for (size_t k = 1; k < threads; k++)
+			workers.emplace_back(run, k, std::ref(besides[k - 1]));
+	} catch (...) { // no thread to be had: those started finish, the choice fails
+		for (std::thread &w : workers)
+			w.join();
+		throw;
+	}
 	run(0, beside);
 	for (std::thread &w : workers)
 		w.join();

@@ -227,6 +227,10 @@ void pair_threads_split_stages(void **)
 			    h[0]);
 		assert_true(h[1] == 1.0 && h[0] == 1.0);
 	}
+	// one host: no stage, no thread to share them
+	LidOptions many;
+	many.pair.threads = 8;
+	assert_true(m.choose({5}, LidMode::pair, many).pair.size() == 1);
 	for (const char *name : {"shift", "recdbl", "ring", "dissemination"})
 		assert_true(pairs_in_one_stage(*make_pattern(name, nullptr), 36));
 	std::unique_ptr<Pattern> perm = make_pattern("perm:40:3", nullptr);
