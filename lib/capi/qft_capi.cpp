@@ -1169,8 +1169,10 @@ qft_status_t qft_lid_request_run(qft_lid_request_t *req, qft_lid_choice_t *out, 
 
 void qft_lid_request_set_threads(qft_lid_request_t *req, unsigned threads)
 {
-	if (req)
-		req->threads = std::max(threads, 1u);
+	guard_void(__func__, [&] {
+		if (req)
+			req->threads = std::max(threads, 1u);
+	});
 }
 
 uint32_t qft_lid_request_job_id(const qft_lid_request_t *req)
