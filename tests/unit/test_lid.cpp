@@ -153,6 +153,28 @@ void pair_reaches_konig(void **)
 	std::printf("# random 16 of 30, LMC 3: dest above 1.0 in %zu of 50\n", worse_dest);
 }
 
+// Two jobs that share every leaf of a 6-ary 2-tree, three hosts each: the
+// first one's pair choice runs (its offsets fixed), the second's hosts.
+struct TwoInterleaved {
+	std::vector<HostOrd> a, b;
+	std::vector<Job> running;
+	explicit TwoInterleaved(const TwoLevel &m)
+	{
+		for (HostOrd h = 0; h < 36; h++)
+			(h % 6 < 3 ? a : b).push_back(h);
+		running = {m.choose(a, LidMode::pair).job()};
+	}
+	// HSD of the running job and of `t`'s job, in lock-step.
+	std::vector<double> with(const TwoLevel &m, const LidTable &t) const
+	{
+		std::vector<Job> jobs = running;
+		jobs.push_back(t.job());
+		ScoreOptions opt;
+		opt.per_job = true;
+		return score_jobs(m.fabric, *m.router, *m.shift, jobs, opt).job_hsd;
+	}
+};
+
 // Beside the running jobs: two jobs share every leaf, three hosts each
 // per leaf of 6 (LMC 3: every root reachable). The first job's pair table
 // is fixed; the second chosen alone collides with it on leaf links,
@@ -163,17 +185,10 @@ void pair_reaches_konig(void **)
 void pair_beside_running_jobs(void **)
 {
 	TwoLevel m(6, 3);
-	std::vector<HostOrd> a, b;
-	for (HostOrd h = 0; h < 36; h++)
-		(h % 6 < 3 ? a : b).push_back(h);
-	const std::vector<Job> running = {m.choose(a, LidMode::pair).job()};
-	auto beside = [&](const LidTable &t) {
-		std::vector<Job> jobs = running;
-		jobs.push_back(t.job());
-		ScoreOptions opt;
-		opt.per_job = true;
-		return score_jobs(m.fabric, *m.router, *m.shift, jobs, opt).job_hsd;
-	};
+	const TwoInterleaved two(m);
+	const std::vector<HostOrd> &b = two.b;
+	const std::vector<Job> &running = two.running;
+	auto beside = [&](const LidTable &t) { return two.with(m, t); };
 	const std::vector<double> alone = beside(m.choose(b, LidMode::pair));
 	LidOptions opt;
 	opt.beside = &running;
@@ -199,10 +214,7 @@ void pair_beside_running_jobs(void **)
 void pair_threads_split_stages(void **)
 {
 	TwoLevel m(6, 3);
-	std::vector<HostOrd> a, b;
-	for (HostOrd h = 0; h < 36; h++)
-		(h % 6 < 3 ? a : b).push_back(h);
-	const std::vector<Job> running = {m.choose(a, LidMode::pair).job()};
+	const TwoInterleaved two(m);
 	for (unsigned threads = 1; threads <= 4; threads++) {
 		LidOptions opt;
 		opt.pair.threads = threads;
@@ -217,12 +229,8 @@ void pair_threads_split_stages(void **)
 			assert_true(m.hsd(t) == 1.0);
 			assert_true(recount(m, t) == 1.0);
 		}
-		opt.beside = &running;
-		std::vector<Job> jobs = running;
-		jobs.push_back(m.choose(b, LidMode::pair, opt).job());
-		ScoreOptions so;
-		so.per_job = true;
-		const std::vector<double> h = score_jobs(m.fabric, *m.router, *m.shift, jobs, so).job_hsd;
+		opt.beside = &two.running;
+		const std::vector<double> h = two.with(m, m.choose(two.b, LidMode::pair, opt));
 		std::printf("# %u threads: beside a running job %.3f (running %.3f)\n", threads, h[1],
 			    h[0]);
 		assert_true(h[1] == 1.0 && h[0] == 1.0);
