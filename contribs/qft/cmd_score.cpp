@@ -108,12 +108,19 @@ std::string one_line(const std::string &json)
 	return out + "\n";
 }
 
-// --lid-threads N: threads of pair's stage search (1: the offsets of
-// every earlier release; N > 1 gives other offsets, the same for any
-// machine).
-unsigned lid_threads(const Args &args)
+// pair's search: --lid-threads N, threads of its stage search (1: the
+// offsets of every earlier release; N > 1 gives other offsets, the same
+// for any machine); --lid-exact N, steps per new flow of its exhaustive
+// stage search, the job's total scaled alike (a study of what more steps
+// find and prove; the plugins keep the default).
+PairSearchOptions pair_options(const Args &args)
 {
-	return unsigned(args.number("--lid-threads", 1, 256));
+	PairSearchOptions o;
+	o.threads = unsigned(args.number("--lid-threads", 1, 256));
+	const size_t exact = o.exact;
+	o.exact = size_t(args.number("--lid-exact", o.exact, 100000));
+	o.exact_total = o.exact_total / exact * o.exact;
+	return o;
 }
 
 // --lid MODE for a group of jobs in lock-step: the jobs choose in the
@@ -124,23 +131,32 @@ unsigned lid_threads(const Args &args)
 // A job whose offsets are `kept` (true) keeps them and is only beside
 // the jobs after it (--batch with --lid-in, or a key chosen in an earlier
 // group).
-// `threads`: pair's stage search (PairSearchOptions::threads).
-void choose_in_order(const Model &m, const Pattern &pattern, LidMode mode, unsigned threads,
-		     std::vector<Job> &jobs, const std::vector<bool> *kept = nullptr)
+// `pair`: pair's search (pair_options()). Returns each job's floor
+// (ScoreContext::lid_floor).
+std::vector<LidFloor> choose_in_order(const Model &m, const Pattern &pattern, LidMode mode,
+				      const PairSearchOptions &pair, std::vector<Job> &jobs,
+				      const std::vector<bool> *kept = nullptr)
 {
+	std::vector<LidFloor> floors(jobs.size());
 	std::vector<Job> chosen;
 	chosen.reserve(jobs.size());
 	LidOptions opt;
 	opt.beside = &chosen;
-	opt.pair.threads = threads;
+	opt.pair = pair;
 	for (size_t i = 0; i < jobs.size(); i++) {
 		Job &job = jobs[i];
-		if (!kept || !(*kept)[i])
-			job = choose_lids(m.fabric(), m.router(), m.tree(), pattern, job.ranks,
-					  mode, opt)
-				      .job();
+		if (!kept || !(*kept)[i]) {
+			const LidTable t = choose_lids(m.fabric(), m.router(), m.tree(), pattern,
+						       job.ranks, mode, opt);
+			if (mode == LidMode::pair)
+				floors[i] = {t.floor.hsd(), t.floor.stages(),
+					     t.floor.count(PairFloor::congested),
+					     t.floor.count(PairFloor::undecided)};
+			job = t.job();
+		}
 		chosen.push_back(job);
 	}
+	return floors;
 }
 
 // Kept offsets (--lid-in, --lid-out): a job's choice made once, at its
@@ -272,6 +288,7 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 	std::vector<size_t> owner(f.hosts().size(), 0);
 	for (const Group &g : batch_groups(path)) {
 		std::vector<Job> jobs;
+		std::vector<LidFloor> floors;
 		size_t hosts = 0;
 		std::fill(owner.begin(), owner.end(), 0);
 		for (size_t i = 0; i < g.jobs.size(); i++) {
@@ -309,7 +326,7 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 				jobs[i].lid_choice = kept_choice(mode);
 				fixed[i] = true;
 			}
-			choose_in_order(m, pattern, mode, lid_threads(args), jobs, &fixed);
+			floors = choose_in_order(m, pattern, mode, pair_options(args), jobs, &fixed);
 			for (size_t i = 0; i < jobs.size(); i++) {
 				if (fixed[i] || g.keys[i].empty())
 					continue;
@@ -322,7 +339,9 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 		}
 		opt.shared_links = jobs.size() > 1;
 		Score sc = score_jobs(f, m.router(), pattern, jobs, opt);
-		ScoreContext ctx{routing, order_text, jobs.size(), hosts};
+		ScoreContext ctx{routing, order_text, jobs.size(), hosts, floors};
+		if (mode != LidMode::pair)
+			ctx.lid_floor.clear();
 		if (args.has("--json"))
 			out += one_line(score_json(f, sc, ctx));
 		else
@@ -363,7 +382,8 @@ int cmd_score(int argc, char **argv)
 	Args args(argc, argv, 2,
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
-		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads"},
+		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads",
+		   "--lid-exact"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)
@@ -422,6 +442,7 @@ int cmd_score(int argc, char **argv)
 				     " is in job ", owner[h], " and job ", i + 1);
 			owner[h] = i + 1;
 		}
+	std::vector<LidFloor> floors;
 	if (args.has("--lid")) {
 		// The choice of lib/lid, on the pattern the jobs are scored by;
 		// several jobs choose in the order listed, each beside the ones
@@ -429,7 +450,9 @@ int cmd_score(int argc, char **argv)
 		const LidMode mode = lid_mode(args.get("--lid"));
 		if (mode == LidMode::stripe)
 			return score_striped(args, *m, *pattern, jobs);
-		choose_in_order(*m, *pattern, mode, lid_threads(args), jobs);
+		floors = choose_in_order(*m, *pattern, mode, pair_options(args), jobs);
+		if (mode != LidMode::pair)
+			floors.clear();
 	}
 
 	ScoreOptions opt;
@@ -472,7 +495,7 @@ int cmd_score(int argc, char **argv)
 	for (std::FILE *fp : {flows_out, loads_out})
 		if (fp && std::fclose(fp))
 			fail(Status::io, "cannot finish writing --flows / --link-loads");
-	ScoreContext ctx{routing, order_text, jobs.size(), hosts};
+	ScoreContext ctx{routing, order_text, jobs.size(), hosts, floors};
 	std::fputs(args.has("--json") ? score_json(f, sc, ctx).c_str()
 				      : score_text(f, sc, ctx).c_str(),
 		   stdout);

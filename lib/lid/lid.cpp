@@ -328,8 +328,13 @@ LidTable choose_lids(const Fabric &fabric, const Router &router, const Tree *tre
 			break;
 		LidTable greedy = empty_table(router, ranks, mode);
 		search_pairs(fabric, router, pattern, greedy, {}, beside, opt.pair);
+		// Either search's proofs hold for both tables.
+		std::vector<uint8_t> proven = t.floor.stage;
 		if (judge(fabric, router, pattern, greedy, 0, opt.beside) < from_dest)
 			t = std::move(greedy);
+		for (size_t s = 0; s < proven.size(); s++)
+			if (proven[s] == PairFloor::congested)
+				t.floor.stage[s] = PairFloor::congested;
 		break;
 	}
 	case LidMode::stripe:

@@ -51,6 +51,8 @@ struct LidTable {
 	std::vector<uint8_t> dest;
 	// pair: [a * hosts + b], the offset hosts[a] uses for hosts[b]
 	std::vector<uint8_t> pair;
+	// pair: what its search proved no offsets can do better than.
+	PairFloor floor;
 
 	// The offset hosts[a] uses for hosts[b] (stripe: none, 0).
 	unsigned offset(size_t a, size_t b) const

@@ -52,19 +52,22 @@ public:
 	{
 	}
 
-	void stage(const std::vector<RankPair> &pairs, const LinkLoads &beside)
+	// Searches one stage; what it proved goes to `floor`.
+	void stage(const std::vector<RankPair> &pairs, const LinkLoads &beside, uint8_t &floor)
 	{
 		beside.for_each([&](PortIdx l) {
 			beside_[l] = beside[l];
 			touch(l);
 		});
 		flows_.clear();
+		all_fresh_ = true;
 		for (const RankPair &p : pairs) {
 			if (p.src == p.dst)
 				continue;
 			uint8_t &seen = chosen_[size_t(p.src) * n_ + p.dst];
 			const uint32_t f = uint32_t(flows_.size());
 			flows_.push_back({p, !seen, 0});
+			all_fresh_ = all_fresh_ && !seen;
 			if (!seen) {
 				seen = 1;
 				if (start_.empty())
@@ -75,6 +78,10 @@ public:
 			place(f);
 		}
 		repair();
+		floor = flows_.empty() ? PairFloor::no_flow
+			: !excess_     ? PairFloor::free
+			: proven_      ? PairFloor::congested
+				       : PairFloor::undecided;
 		for (PortIdx l : touched_) {
 			on_[l].clear();
 			beside_[l] = marked_[l] = 0;
@@ -227,6 +234,7 @@ private:
 			choose(f);
 			place(f);
 		}
+		proven_ = false;
 		if (excess_ && opt_.exact)
 			exact();
 		if (excess_)
@@ -276,6 +284,9 @@ private:
 		exact_left_ -= steps - left;
 		for (PortIdx l : touched_)
 			blocked_[l] = 0;
+		// Out of choices with steps left: a proof, when no offset of the
+		// stage was fixed before it.
+		proven_ = !found && left > 0 && all_fresh_;
 		if (!found)
 			return;
 		for (size_t i = 0; i < order_.size(); i++)
@@ -375,6 +386,8 @@ private:
 	uint32_t chain_ = 0;
 	unsigned budget_ = 0;
 	size_t excess_ = 0; // flows beyond one per link, over the stage's links
+	bool all_fresh_ = true; // no pair of the stage was in an earlier one
+	bool proven_ = false;   // exact(): the stage cannot be free
 	std::vector<uint32_t> todo_;
 	std::vector<uint8_t> best_;
 };
@@ -406,6 +419,8 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 	const uint32_t n = uint32_t(t.hosts.size());
 	const size_t stages = pattern.stage_count(n);
 	t.pair.assign(size_t(n) * n, 0);
+	// each thread writes its own stages' entries
+	t.floor.stage.assign(stages, PairFloor::no_flow);
 	size_t threads = std::max<size_t>(std::min<size_t>(opt.threads, stages), 1);
 	if (threads > 1 && !pairs_in_one_stage(pattern, n))
 		threads = 1;
@@ -420,7 +435,7 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 			std::vector<RankPair> pairs;
 			for (size_t s = k; s < stages; s += threads) {
 				pattern.stage(n, s, pairs);
-				search.stage(pairs, own.stage(s));
+				search.stage(pairs, own.stage(s), t.floor.stage[s]);
 			}
 		} catch (...) {
 			errors[k] = std::current_exception();

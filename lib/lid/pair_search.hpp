@@ -22,6 +22,7 @@
 #ifndef QFT_LID_PAIR_SEARCH_HPP
 #define QFT_LID_PAIR_SEARCH_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -83,15 +84,41 @@ struct PairSearchOptions {
 	unsigned threads = 1;
 };
 
+// What the search proved about the job beside the running jobs: a stage
+// whose exhaustive search (lib/lid/stage_exact.hpp) ran out of choices,
+// not of steps, has no routing of one flow per link that keeps off the
+// links the running jobs load: whatever the offsets, its busiest link
+// carries 2 flows or more. Counted only in stages whose pairs are all
+// new (Shift's every stage), where no offset was fixed by an earlier
+// stage. A floor, not the optimum: a stage not proven may still congest.
+struct PairFloor {
+	enum : uint8_t { no_flow, free, congested, undecided };
+	// By stage of the pattern: no flow, routed free, proven to congest,
+	// left congested without a proof.
+	std::vector<uint8_t> stage;
+	size_t count(uint8_t what) const
+	{
+		return size_t(std::count(stage.begin(), stage.end(), what));
+	}
+	size_t stages() const { return stage.size() - count(no_flow); }
+	// The least mean HSD (score_jobs' job_hsd beside the running jobs)
+	// any choice of offsets can reach: each proven stage counts 2.
+	double hsd() const
+	{
+		const size_t n = stages();
+		return n ? 1.0 + double(count(congested)) / double(n) : 1.0;
+	}
+};
+
 // Whether every ordered pair of distinct ranks of `n` is in one stage of
 // `pattern` at most (Shift, recursive doubling: yes; random permutations:
 // no): then a pair's offset is chosen in its stage alone, and stages can
 // be searched apart.
 bool pairs_in_one_stage(const Pattern &pattern, uint32_t n);
 
-// Fills t.pair (t.hosts, t.offsets set): every stage of `pattern` in
-// turn; a pair's first stage chooses its offset, later ones keep it (an
-// RC connection has one path). `start`: each new pair's first offset, that
+// Fills t.pair (t.hosts, t.offsets set) and t.floor: every stage of
+// `pattern` in turn; a pair's first stage chooses its offset, later ones
+// keep it (an RC connection has one path). `start`: each new pair's first offset, that
 // of its destination (a dest choice), improved from there; empty: greedy.
 void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pattern,
 		  LidTable &t, const std::vector<uint8_t> &start, Beside &beside,

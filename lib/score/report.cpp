@@ -43,6 +43,15 @@ std::string score_text(const Fabric &fabric, const Score &sc,
 			out += " " + fixed(h, 4);
 		out += "\n";
 	}
+	if (!ctx.lid_floor.empty()) {
+		out += "least HSD any offsets give each job, as proved (stages proven congested, "
+		       "undecided):";
+		for (const LidFloor &fl : ctx.lid_floor)
+			out += fl.hsd < 0 ? std::string(" -")
+					  : cat(" ", fixed(fl.hsd, 4), " (", fl.congested, ", ",
+						fl.undecided, " of ", fl.stages, ")");
+		out += "\n";
+	}
 	if (!sc.worst_links.empty() && sc.max_hsd > 1) {
 		out += "worst links (flows in one stage, stages at that load):\n";
 		for (const LinkPeak &lp : sc.worst_links)
@@ -79,6 +88,22 @@ std::string score_json(const Fabric &fabric, const Score &sc,
 		for (double h : sc.job_hsd)
 			json_array_append_new(per, json_real(h));
 		json_object_set_new(o, "job_hsd", per);
+	}
+	if (!ctx.lid_floor.empty()) {
+		json_t *per = json_array();
+		for (const LidFloor &fl : ctx.lid_floor) {
+			if (fl.hsd < 0) {
+				json_array_append_new(per, json_null());
+				continue;
+			}
+			json_t *f = json_object();
+			json_object_set_new(f, "hsd", json_real(fl.hsd));
+			json_object_set_new(f, "stages", json_integer(json_int_t(fl.stages)));
+			json_object_set_new(f, "congested", json_integer(json_int_t(fl.congested)));
+			json_object_set_new(f, "undecided", json_integer(json_int_t(fl.undecided)));
+			json_array_append_new(per, f);
+		}
+		json_object_set_new(o, "lid_floor", per);
 	}
 	json_t *worst = json_array();
 	for (const LinkPeak &lp : sc.worst_links) {

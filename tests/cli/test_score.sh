@@ -167,6 +167,26 @@ sed 1,2d "$TMP/keep2" >"$TMP/keep2b"
 expect_eq "--lid-in: b's offsets from an earlier run, the same figures" \
 	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/keep2b" --lid pair \
 	--lid-in "$TMP/keptb" | python3 -c "$keepfig")" "$kept2"
+# What a pair choice proved (lid_floor): a chooses (alone: b is after it),
+# b kept its offsets (null); a's floor is at most its HSD.
+floorfig='import json, sys
+d = json.load(sys.stdin)
+a, b = d["lid_floor"]
+print(b, a["stages"], a["hsd"] <= d["job_hsd"][0], a["congested"] + a["undecided"] <= a["stages"])'
+expect_eq "lid_floor: the kept job null, the chooser's floor at most its HSD" \
+	"$("$QFT" score --fabric "$TMP/l2.json" --json --per-job --batch "$TMP/keep2b" --lid pair \
+	--lid-in "$TMP/keptb" | python3 -c "$floorfig")" "None 15 True True"
+# At LMC 0 each flow has one path: every congested stage is proven, the
+# floor is the HSD; without the exhaustive search none is.
+onefig='import json, sys
+d = json.load(sys.stdin)
+f = d["lid_floor"][0]
+print(d["congested_stages"], f["congested"], f["undecided"], f["hsd"] == d["avg_hsd"])'
+expect_eq "lid_floor at one LID: every congested stage proven" \
+	"$(score --hosts 'n[0001-0100]' --lid pair | python3 -c "$onefig")" "68 68 0 True"
+expect_eq "lid_floor: --lid-exact 0 proves nothing" \
+	"$(score --hosts 'n[0001-0100]' --lid pair --lid-exact 0 | python3 -c "$onefig")" \
+	"68 0 68 False"
 printf 'b: %s\n' "$A" >"$TMP/keepbad"
 expect_fail 1 "keepbad:1: job b: not the hosts" -- "$QFT" score --fabric "$TMP/l2.json" \
 	--batch "$TMP/keepbad" --lid pair --lid-in "$TMP/keptb"

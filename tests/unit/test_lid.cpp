@@ -5,6 +5,7 @@
 // striping's shares, the LID space check and the table text.
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -203,6 +204,99 @@ void pair_beside_running_jobs(void **)
 	// chosen alone.
 	for (LidMode mode : {LidMode::dest, LidMode::job})
 		assert_true(beside(m.choose(b, mode, opt))[1] <= beside(m.choose(b, mode))[1]);
+}
+
+// Whether stage s of `h`'s Shift has a routing of one flow per link that
+// keeps off every link `beside` loads at s: every combination of offsets,
+// depth first (tiny jobs only).
+bool stage_can_be_free(const TwoLevel &m, const std::vector<HostOrd> &h, size_t s,
+		       const LinkLoads &beside)
+{
+	std::vector<RankPair> pairs;
+	m.shift->stage(uint32_t(h.size()), s, pairs);
+	const unsigned offsets = m.router->offsets();
+	std::map<PortIdx, unsigned> used;
+	std::function<bool(size_t)> place = [&](size_t i) {
+		if (i == pairs.size())
+			return true;
+		PortIdx path[kMaxPathLinks];
+		for (unsigned o = 0; o < offsets; o++) {
+			const unsigned len = m.router->path(h[pairs[i].src], h[pairs[i].dst], o, path);
+			bool open = true;
+			for (unsigned k = 0; k < len; k++)
+				open = open && beside[path[k]] == 0 && used[path[k]] == 0;
+			if (!open)
+				continue;
+			for (unsigned k = 0; k < len; k++)
+				used[path[k]]++;
+			if (place(i + 1))
+				return true;
+			for (unsigned k = 0; k < len; k++)
+				used[path[k]]--;
+		}
+		return false;
+	};
+	return place(0);
+}
+
+// What the pair search proves (LidTable::floor) against every combination
+// of offsets: two jobs share the leaves of a 6-ary 2-tree, the running one
+// on `split` hosts of each with offsets drawn at random (apart, D-Mod-K
+// keeps the two off each other's links), the new one on the others, at
+// LMC 1 and 2 (each flow reaches 2 or 4 of the 6 roots). A
+// stage is proven congested exactly when no combination keeps it free
+// (the search has steps enough at this size), and the floor is never
+// above the HSD the chosen table gets beside the running job.
+void pair_floor_beside_running_jobs(void **)
+{
+	size_t proven = 0;
+	std::mt19937 rng(7);
+	for (unsigned lmc : {1u, 2u})
+		for (HostOrd split : {3u, 4u, 5u}) {
+			TwoLevel m(6, lmc);
+			std::vector<HostOrd> a, b;
+			for (HostOrd h = 0; h < 36; h++)
+				(h % 6 < split ? a : b).push_back(h);
+			Job drawn{a, std::vector<uint8_t>(a.size() * a.size()), LidChoice::pair};
+			for (uint8_t &o : drawn.offsets)
+				o = uint8_t(rng() % (1u << lmc));
+			const std::vector<Job> running = {drawn};
+			Beside beside(m.fabric, *m.router, *m.shift, &running);
+			Beside none(m.fabric, *m.router, *m.shift, nullptr);
+			const size_t stages = m.shift->stage_count(uint32_t(b.size()));
+			size_t blocked = 0, blocked_alone = 0;
+			for (size_t s = 0; s < stages; s++) {
+				blocked += !stage_can_be_free(m, b, s, beside.stage(s));
+				blocked_alone += !stage_can_be_free(m, b, s, none.stage(s));
+			}
+			for (unsigned threads : {1u, 3u}) {
+				LidOptions opt;
+				opt.beside = &running;
+				opt.pair.threads = threads;
+				const LidTable t = m.choose(b, LidMode::pair, opt);
+				std::vector<Job> jobs = running;
+				jobs.push_back(t.job());
+				ScoreOptions so;
+				so.per_job = true;
+				const double got =
+					score_jobs(m.fabric, *m.router, *m.shift, jobs, so).job_hsd[1];
+				std::printf("# LMC %u, %u of 6 hosts running, %u threads: %zu of %zu "
+					    "stages cannot be free, %zu proven; floor %.3f, chosen "
+					    "%.3f\n", lmc, split, threads, blocked, stages,
+					    t.floor.count(PairFloor::congested), t.floor.hsd(), got);
+				assert_int_equal(t.floor.stages(), stages);
+				assert_int_equal(t.floor.count(PairFloor::congested), blocked);
+				// nothing undecided at this size
+				assert_int_equal(t.floor.count(PairFloor::undecided), 0);
+				assert_true(t.floor.hsd() <= got + 1e-12);
+			}
+			// alone: only the job's own flows meet
+			const LidTable alone = m.choose(b, LidMode::pair);
+			assert_int_equal(alone.floor.count(PairFloor::congested), blocked_alone);
+			assert_true(alone.floor.hsd() <= m.hsd(alone) + 1e-12);
+			proven += blocked;
+		}
+	assert_true(proven > 0);
 }
 
 // Threads that search Shift's stages side by side (PairSearchOptions::
@@ -472,6 +566,7 @@ int main(void)
 		cmocka_unit_test(pair_reaches_konig),
 		cmocka_unit_test(pair_beside_running_jobs),
 		cmocka_unit_test(pair_threads_split_stages),
+		cmocka_unit_test(pair_floor_beside_running_jobs),
 		cmocka_unit_test(stage_search_is_exact),
 		cmocka_unit_test(stage_search_leaf_groups),
 		cmocka_unit_test(stripe_shares),
