@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
-from qftsim import report, runtime  # noqa: E402
+from qftsim import metrics, report, runtime  # noqa: E402
 from qftsim.common import SimError, expand_hostlist  # noqa: E402
 from qftsim.fabric import Fabric, check_lid_space, tuple_counts  # noqa: E402
 from qftsim.metrics import class_figures, size_classes, slowdown_by_class, summarise  # noqa: E402
@@ -343,7 +343,8 @@ class TestFigures(unittest.TestCase):
 # and the --lid-in file, and answers every group with avg_hsd = its number
 # of jobs and job_hsd = 1, 2, ... in the order the file lists them. A
 # keyed job ("KEY: HOSTS") without kept offsets "chooses": its --lid-out
-# line's offsets name the jobs before it in its group ("-" alone).
+# line's offsets name the jobs before it in its group ("-" alone). With
+# --lid pair, lid_floor: job i (0-based) proved i of 10 stages, 1 open.
 FAKE_QFT = r"""#!/usr/bin/env python3
 import json, sys
 args = sys.argv[1:]
@@ -365,9 +366,14 @@ for g in groups:
                        "".join(b.partition(": ")[0] for b in g[:i]) or "-"))
 if "--lid-out" in args:
     open(args[args.index("--lid-out") + 1], "w").write("".join(l + "\n" for l in out))
+pair = "--lid" in args and args[args.index("--lid") + 1] == "pair"
 for g in groups:
-    print(json.dumps({"avg_hsd": float(len(g)), "max_hsd": len(g), "shared_links": 3,
-                      "job_hsd": [float(i + 1) for i in range(len(g))]}))
+    d = {"avg_hsd": float(len(g)), "max_hsd": len(g), "shared_links": 3,
+         "job_hsd": [float(i + 1) for i in range(len(g))]}
+    if pair:
+        d["lid_floor"] = [{"hsd": 1.0 + i / 10.0, "stages": 10, "congested": i,
+                           "undecided": 1} for i in range(len(g))]
+    print(json.dumps(d))
 """
 
 
@@ -521,6 +527,37 @@ class TestKeptOffsets(unittest.TestCase):
         self.assertEqual([l.split()[0] for l in self.calls()[-1]["kept"]], ["a", "c"])
         with self.assertRaises(SimError):
             sc.key(["e: n5", "a: n1"], "pair")
+
+    def test_what_the_choice_met_at_the_start(self):
+        """The keeper holds each job's HSD at its start beside the jobs
+        before it and what its search proved there (lid_floor), as the
+        new job, last in its group; the cache keeps only the scores."""
+        sc = self.scorer()
+        sc.choose([["a: n1"], ["a: n1", "b: n2"], ["a: n1", "b: n2", "c: n3"]], "pair")
+        self.assertEqual(sc.keeper.start["a"], {"h": 1.0, "floor": 1.0, "stages": 10,
+                                                "proven": 0, "undecided": 1})
+        self.assertEqual(sc.keeper.start["c"], {"h": 3.0, "floor": 1.2, "stages": 10,
+                                                "proven": 2, "undecided": 1})
+        self.assertTrue(all(len(v) == 4 for v in sc.cache["sets"].values()))
+        self.assertTrue(all(len(v) == 4 for v in sc.cache["alone"].values()))
+        # dest proves nothing: its HSD alone
+        sc.choose([["a: n1", "d: n4"]], "dest")
+        self.assertEqual(sc.keeper.start["d"], {"h": 2.0})
+        sc.keeper.forget("c")
+        self.assertNotIn("c", sc.keeper.start)
+        jobs = [{"nodes": n, "lid_start": st} for n, st in
+                ((2, {"h": 1.0, "floor": 1.0, "stages": 10, "proven": 0, "undecided": 0}),
+                 (300, {"h": 1.5, "floor": 1.2, "stages": 299, "proven": 60, "undecided": 90}),
+                 (4, {"h": 1.25}), (1, None))]
+        f = metrics.lid_start_figures(jobs)
+        self.assertEqual(f["multi"]["jobs"], 3)
+        self.assertAlmostEqual(f["multi"]["h_mean"], 1.25)
+        self.assertAlmostEqual(f["multi"]["h1_share"], 1 / 3)
+        self.assertAlmostEqual(f["multi"]["floor_mean"], 1.1)
+        self.assertAlmostEqual(f["multi"]["undecided_share"], 90 / 309)
+        self.assertEqual(f["above_256"]["jobs"], 1)
+        self.assertAlmostEqual(f["above_256"]["proven_share"], 60 / 299)
+        self.assertIsNone(metrics.lid_start_figures([{"nodes": 2}]))
 
     def test_lid_threads_for_choices_only(self):
         """--lid-threads N reaches the choices (qft score --lid-threads),
@@ -742,6 +779,17 @@ class TestReportUsers(unittest.TestCase):
         self.assertRegex(txt, r"\n13-72 +cons_tres-lid +1 +1h13m +1.200 +8.0 \(16.7%\)\n")
         self.assertIn("LID choice at LMC 2", txt)
         self.assertIn("cons_tres-lid pair (HSD alone 1.50 on one LID, 1.00 chosen)", txt)
+        self.assertNotIn("at the starts", txt)
+        # what the choice met at the starts, by policy
+        lid = report_jobs(1.2)
+        lid[1]["lid_start"] = {"h": 1.0, "floor": 1.0, "stages": 3, "proven": 0, "undecided": 0}
+        lid[2]["lid_start"] = {"h": 1.5, "floor": 1.25, "stages": 39, "proven": 10,
+                               "undecided": 9}
+        jobs["cons_tres-lid"] = lid
+        txt = report.report_text(self.rep(jobs), jobs)
+        self.assertIn("cons_tres-lid at the starts, beside the running jobs: multi-node jobs (2) "
+                      "HSD 1.25, 50.0% at 1.0, proven floor 1.12 (stages proven congested "
+                      "23.8%, undecided 21.4%)", txt)
 
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                          "no python3-matplotlib")

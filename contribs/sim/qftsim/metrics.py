@@ -123,6 +123,9 @@ def summarise(jobs, hosts, run):
     iso = isolate_figures(jobs)
     if iso:
         s["isolate"] = iso
+    ls = lid_start_figures(jobs)
+    if ls:
+        s["lid_start"] = ls
     s.update(run)
     return s
 
@@ -145,6 +148,30 @@ def _group_figures(jobs):
         "slowdown_mean": mean(slow), "slowdown_max": max(slow) if slow else None,
         "h_mean": mean([j["h_mean"] for j in multi]),
     }
+
+
+def lid_start_figures(jobs):
+    """With a LID choice (jobs carry lid_start): over the multi-node jobs
+    and over those above 256 nodes, their HSD at the start beside the
+    running jobs with the offsets they chose (mean, share at 1.0), and
+    with a pair choice what its search proved there: the mean floor
+    (the least HSD any offsets give) and the shares of the jobs' stages
+    proven to congest and left undecided. None without a choice."""
+    out = {}
+    for label, lo in (("multi", 1), ("above_256", 256)):
+        st = [j["lid_start"] for j in jobs if j.get("lid_start") and j["nodes"] > lo]
+        if not st:
+            continue
+        pair = [s for s in st if "floor" in s]
+        stages = sum(s["stages"] for s in pair)
+        out[label] = {
+            "jobs": len(st), "h_mean": mean([s["h"] for s in st]),
+            "h1_share": _share([s["h"] for s in st], lambda x: x <= 1.0 + 1e-9),
+            "floor_mean": mean([s["floor"] for s in pair]),
+            "proven_share": sum(s["proven"] for s in pair) / stages if stages else None,
+            "undecided_share": sum(s["undecided"] for s in pair) / stages if stages else None,
+        }
+    return out or None
 
 
 def isolate_figures(jobs):

@@ -150,8 +150,26 @@ def _lid_notes(rep):
                 s["hsd_alone_1lid_mean"], s["hsd_alone_mean"])
         parts.append(part)
     lmc = max(pol[n].get("lmc") or 0 for n in rep["policies_order"])
-    return ["LID choice at LMC %d (HSD figures with the offsets chosen; each job chooses once, "
-            "at its start, beside the running jobs, and keeps them): %s" % (lmc, "; ".join(parts))]
+    lines = ["LID choice at LMC %d (HSD figures with the offsets chosen; each job chooses once, "
+             "at its start, beside the running jobs, and keeps them): %s" % (lmc, "; ".join(parts))]
+    for n in rep["policies_order"]:
+        ls = pol[n].get("lid_start")
+        if not ls:
+            continue
+        lines.append("%s at the starts, beside the running jobs: %s" % (n, "; ".join(
+            _start_part(label, ls[key]) for key, label in (("multi", "multi-node jobs"),
+                                                           ("above_256", "above 256 nodes"))
+            if key in ls)))
+    return lines
+
+
+def _start_part(label, s):
+    """One class of lid_start_figures as the report says it."""
+    part = "%s (%d) HSD %.2f, %s at 1.0" % (label, s["jobs"], s["h_mean"], _pct(s["h1_share"]))
+    if s.get("floor_mean") is not None:
+        part += ", proven floor %.2f (stages proven congested %s, undecided %s)" % (
+            s["floor_mean"], _pct(s["proven_share"]), _pct(s["undecided_share"]))
+    return part
 
 
 def _class_table(rep, jobs_by_policy):

@@ -60,20 +60,23 @@ class Keeper:
     """The offsets each job chose at its start (qft score --lid-out lines:
     NAME MODE LMC HOSTS OFFSETS), by job name, with the host list the
     simulator knows the job by and a digest of the offsets for cache keys.
-    One per policy run: job names repeat across policies."""
+    One per policy run: job names repeat across policies. `start`: what
+    the choice met at the job's start (start_figures)."""
 
     def __init__(self, path=None):
         self.path = path
-        self.lines, self.hosts, self.digest = {}, {}, {}
+        self.lines, self.hosts, self.digest, self.start = {}, {}, {}, {}
 
-    def add(self, name, hosts, line):
+    def add(self, name, hosts, line, start=None):
         self.lines[name] = line
         self.hosts[name] = hosts
         rest = line.split(" ", 1)[1]
         self.digest[name] = hashlib.sha1(rest.encode()).hexdigest()[:16]
+        if start is not None:
+            self.start[name] = start
 
     def forget(self, name):
-        for d in (self.lines, self.hosts, self.digest):
+        for d in (self.lines, self.hosts, self.digest, self.start):
             d.pop(name, None)
 
     def has(self, member):
@@ -209,6 +212,8 @@ class Scorer:
             d = json.loads(line)
             out.append([d.get("avg_hsd"), d.get("max_hsd"), d.get("shared_links"),
                         d.get("job_hsd")])
+            if choose:
+                out[-1].append(d.get("lid_floor"))
         if not choose:
             return out
         with open(lid_out) as f:
@@ -237,12 +242,14 @@ class Scorer:
             part = todo[i:i + BATCH_MAX]
             scores, chosen = self._batch(part, lid, choose=True)
             hosts = {split_line(g[-1])[0]: split_line(g[-1])[1] for g in part}
+            start = {split_line(g[-1])[0]: start_figures(sc) for g, sc in zip(part, scores)}
             for line in chosen:
                 name = line.split(" ", 1)[0]
                 if name in hosts:
-                    self.keeper.add(name, hosts[name], line)
+                    self.keeper.add(name, hosts[name], line, start[name])
             for g, sc in zip(part, scores):
                 order = set_order(g, lid)
+                sc = sc[:4]  # the floor is the keeper's, not the cache's
                 if sc[3] is not None:
                     sc = sc[:3] + [[sc[3][g.index(m)] for m in order]]
                 if len(g) == 1:
@@ -304,6 +311,21 @@ class Scorer:
         return self.cache["sets"].get(self.key(lists, lid))
 
 
+def start_figures(sc):
+    """What a job met at its start, from its choice group's score (the
+    job last, with choose: its lid_floor appended): its HSD beside the
+    running jobs with the offsets it chose (h), and with a pair choice
+    what the search proved (qft score's lid_floor: floor, the least HSD
+    any offsets give there; stages, proven to congest, left undecided)."""
+    h = sc[3][-1] if sc[3] else sc[0]
+    fl = sc[4][-1] if len(sc) > 4 and sc[4] else None
+    out = {"h": h}
+    if fl:
+        out.update(floor=fl["hsd"], stages=fl["stages"], proven=fl["congested"],
+                   undecided=fl["undecided"])
+    return out
+
+
 def ran_multi(jobs):
     """The multi-node jobs that ran."""
     return [j for j in jobs if j.get("nodelist") and j.get("start_wall") is not None
@@ -357,7 +379,8 @@ def score_policy(scorer, jobs, policy, lid="none"):
     with a choice also hsd_alone_1lid (one LID: what select/rlft
     predicts). With a choice every job keeps the offsets it chose at its
     start (kept_members): hsd_neigh and shared_links are with them;
-    hsd_alone is the job choosing alone."""
+    hsd_alone is the job choosing alone; lid_start what the choice met
+    at the start (start_figures)."""
     def progress(what):
         def prog(done, total, secs):
             log("%s: scored %d/%d placements and sets%s (%.0f s)" % (
@@ -383,6 +406,10 @@ def score_policy(scorer, jobs, policy, lid="none"):
         j["hsd_alone_max"] = a[1]
         if lid != "none":
             j["hsd_alone_1lid"] = scorer.alone(j["nodelist"])[0]
+        if member is not None:
+            st = scorer.keeper.start.get(split_line(member[j["idx"]])[0])
+            if st:
+                j["lid_start"] = st
         j["neighbours"] = len(sets[j["idx"]]) - 1
         j["hsd_neigh"] = s[0]
         j["hsd_neigh_max"] = s[1]
