@@ -1071,6 +1071,11 @@ void run_lid_request(const qft_lid_request &req, qft_lid_choice_t *out)
 	out->max_hsd = sc.max_hsd;
 	out->stages_played = sc.stages;
 	out->stages_total = req.pattern->stage_count(uint32_t(req.ranks.size()));
+	if (req.mode == qft::LidMode::pair) {
+		out->floor_hsd = t.floor.hsd();
+		out->stages_proven = t.floor.count(qft::PairFloor::congested);
+		out->stages_undecided = t.floor.count(qft::PairFloor::undecided);
+	}
 	out->job = new qft_lid_job{std::make_shared<const qft::Job>(t.job())};
 	out->table = strdup(text.c_str());
 	if (!out->table)

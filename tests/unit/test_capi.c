@@ -344,6 +344,8 @@ static void lid_choice(void **state)
 	assert_int_equal(ch.offsets, 4);
 	assert_true(ch.avg_hsd == 1.0);
 	assert_int_equal(ch.stages_played, 15);
+	assert_true(ch.floor_hsd == 1.0);
+	assert_int_equal(ch.stages_proven + ch.stages_undecided, 0);
 	assert_null(ch.dest);
 	assert_non_null(strstr(ch.table, "qft-lid 1\nlmc 2\nchoice pair\nhosts 16\nhost n0019 0x004c 0\n"));
 	qft_lid_choice_clear(&ch);
@@ -351,6 +353,7 @@ static void lid_choice(void **state)
 	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "dest", &ch, NULL), QFT_OK);
 	assert_non_null(ch.dest);
 	assert_true(ch.avg_hsd > 1.0 && ch.avg_hsd < 1.333);
+	assert_true(ch.floor_hsd == 0.0); /* dest proves nothing */
 	qft_lid_choice_clear(&ch);
 	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "job", &ch, NULL), QFT_OK);
 	for (size_t k = 1; k < n; k++)
@@ -366,6 +369,20 @@ static void lid_choice(void **state)
 	assert_int_equal(qft_placer_choose_lids(p, hosts, n, "pair", &ch, &err), QFT_EINVAL);
 	assert_non_null(strstr(err, "host ordinal 324 out of range"));
 	qft_free(err);
+	qft_lid_choice_clear(&ch);
+	qft_placer_destroy(p);
+	qft_fabric_destroy(f);
+	/* LMC 0: one path per flow, so every congested stage of n[0001-0100]
+	 * is proven (qft score: 68 of 99) and the floor is the HSD */
+	assert_int_equal(qft_fabric_generate("2;18,18;1,18;1,1", NULL, 0, &f, NULL), QFT_OK);
+	assert_int_equal(qft_placer_create(f, NULL, &p, NULL), QFT_OK);
+	size_t first[100];
+	for (size_t k = 0; k < 100; k++)
+		first[k] = k;
+	assert_int_equal(qft_placer_choose_lids(p, first, 100, "pair", &ch, NULL), QFT_OK);
+	assert_int_equal(ch.stages_proven, 68);
+	assert_int_equal(ch.stages_undecided, 0);
+	assert_true(ch.floor_hsd > 1.68 && ch.floor_hsd == ch.avg_hsd);
 	qft_lid_choice_clear(&ch);
 	qft_placer_destroy(p);
 	qft_fabric_destroy(f);

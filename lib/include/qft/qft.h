@@ -491,6 +491,13 @@ typedef struct qft_lid_choice {
 	/* The job with these offsets, for qft_placer_record_lids() (the
 	 * running jobs a later choice is made beside); opaque. */
 	qft_lid_job_t *job;
+	/* pair: what its search proved beside the running jobs (alone for
+	 * qft_placer_choose_lids()): stages_proven of the stages with a flow
+	 * congest whatever the offsets, so no choice gives a mean HSD there
+	 * below floor_hsd; stages_undecided were left congested without such
+	 * a proof. job, dest: 0. */
+	double floor_hsd;
+	size_t stages_proven, stages_undecided;
 } qft_lid_choice_t;
 
 /* Fills *out (release with qft_lid_choice_clear(), also after a failure).

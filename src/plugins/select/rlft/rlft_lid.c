@@ -237,11 +237,19 @@ static void _choose(lid_work_t *w)
 	rc = rlft_file_publish(w->dir, w->name, text, &err);
 	xfree(text);
 	if (rc == 0) {
+		char *proved = NULL;
+
+		/* what the search proved beside the running jobs: why a job
+		 * stays congested, when it does */
+		if (w->ch.stages_proven || w->ch.stages_undecided)
+			xstrfmtcat(proved, "; beside the running jobs no offsets give below %.3f (%zu stages proven congested, %zu undecided)",
+				   w->ch.floor_hsd, w->ch.stages_proven, w->ch.stages_undecided);
 		w->published = true;
-		info("%s: JobId=%u LID table %s ready %.3f s after job_begin (choice %.3f s): HSD %.3f avg, %.0f worst over %zu of %zu stages, one LID %.3f; %s/%s",
+		info("%s: JobId=%u LID table %s ready %.3f s after job_begin (choice %.3f s): HSD %.3f avg, %.0f worst over %zu of %zu stages, one LID %.3f%s; %s/%s",
 		     PFX, w->job_id, w->what, _secs_since(&w->begun), _secs_since(&t0), w->ch.avg_hsd,
-		     w->ch.max_hsd, w->ch.stages_played, w->ch.stages_total, w->one_lid, w->dir,
-		     w->name);
+		     w->ch.max_hsd, w->ch.stages_played, w->ch.stages_total, w->one_lid,
+		     proved ? proved : "", w->dir, w->name);
+		xfree(proved);
 	} else if (rc == 1) {
 		info("%s: JobId=%u LID table %s made %.3f s after job_begin, after a node of the job had decided base LIDs: discarded",
 		     PFX, w->job_id, w->what, _secs_since(&w->begun));
