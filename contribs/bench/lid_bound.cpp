@@ -7,6 +7,7 @@
 //   lid_bound FABRIC LMC HOSTS STAGES [--tmlim SEC] [--feas LIST] [--feas-all]
 //             [--min needed|always|no] [--min-solver glpk|cbc] [--no-lp]
 //             [--keep DIR] [--pattern SPEC] [--brute COMBINATIONS] [--no-implied]
+//             [--beside KEPT]
 //     FABRIC  a PGFT tuple ("3;18,18,6;1,18,6;1,1,3", generated as
 //             `qft gen pgft` does) or a fabric JSON file (routed by D-Mod-K)
 //     LMC     its LMC (2^LMC offsets)
@@ -14,8 +15,14 @@
 //             order, as `qft score` orders them
 //     STAGES  comma separated: a stage number (0-based: Shift's stage s
 //             sends rank i to rank i+s+1), a range A-B, "all",
-//             "sample:N" (N spread over the pattern) or "hsd=V[:N]" (the
-//             stages the search leaves at HSD V, N of them spread)
+//             "sample:N" (N spread over the pattern), "hsd=V[:N]" (the
+//             stages the search leaves at HSD V, N of them spread) or
+//             "floor=free|proven|undecided[:N]" (the stages the search
+//             routed free, proved congested, left congested unproven:
+//             PairFloor, lib/lid/pair_search.hpp)
+//     KEPT    --beside: running jobs, their pair offsets fixed, as `qft
+//             score --lid-out` keeps them (lib/lid/kept.hpp), one job a
+//             line, on other hosts than the job's
 //
 // Per stage, an integer program: x[f][k] = 1 when flow f (pattern.stage())
 // takes offset k (its path router.path(src, dst, k)); sum_k x[f][k] = 1;
@@ -53,7 +60,26 @@
 // returns is routed again here and its HSD checked (a model error would
 // show as a mismatch, "BAD"); solvers that disagree show as "CONFLICT".
 // The search's HSD per stage: choose_lids(..., LidMode::pair) once on the
-// whole job, scored by score_jobs (stage_hsd), its table routed again.
+// whole job, scored by score_jobs (stage_hsd), its table routed again;
+// with it, what the search proved of the stage ("floor": free, proven
+// congested, undecided).
+//
+// --beside KEPT: the job as it starts beside running jobs (the simulator's
+// question): the search chooses beside them (LidOptions::beside) and a
+// stage's HSD is the busiest link any of the job's flows crosses, the
+// running jobs' flows of the same stage counted (score_jobs' job_hsd, the
+// figure `qft score --per-job` averages). That is 1 exactly when no flow
+// crosses a link they load and no link carries two of the job's flows: the
+// H = 1 program above without the options that cross a loaded link,
+// removed before the reductions (which stay exact for what is left); a
+// flow left without an option ("blocked") refutes H = 1, and so does lb0
+// above 1 (a bound of the options left only, not of the stage's HSD).
+// Solutions are routed again beside the running jobs' loads. The LP and min do not
+// model those loads (a link's load counts only when a flow of the job
+// crosses it, a condition, not a constant), so they are off: the verdict
+// H = 1 and the summary by the search's floor are the answer. The search's
+// HSD is computed from the running jobs' loads (Beside) and checked
+// ("chk") against the scoring engine playing all jobs in lock-step.
 //
 // Per stage: "H=1" is the verdict of every run (yes: a congestion-free
 // choice exists and was routed; no: proven impossible; ?: undecided);
@@ -75,6 +101,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -83,7 +110,9 @@
 #include "lib/common/error.hpp"
 #include "lib/common/file.hpp"
 #include "lib/common/hostlist.hpp"
+#include "lib/lid/kept.hpp"
 #include "lib/lid/lid.hpp"
+#include "lib/lid/pair_search.hpp"
 #include "lib/model/model.hpp"
 #include "lib/place/order.hpp"
 #include "lib/score/score.hpp"
@@ -106,6 +135,7 @@ struct Options {
 	std::string pattern = "shift";
 	double brute = 0; // enumerate stages of at most this many combinations
 	bool implied = true; // cadical: tight_groups()' clauses
+	std::string beside; // the running jobs' kept offsets; "" none
 };
 
 // One stage's program.
@@ -122,6 +152,9 @@ struct Stage {
 	};
 	std::vector<Var> vars;
 	std::vector<std::pair<size_t, size_t>> choices; // per flow with a choice: [first, last) var
+	std::vector<unsigned> only; // per flow: the offset it takes without a choice
+	size_t removed = 0;  // options that cross a link the running jobs load
+	size_t blocked = 0;  // flows left without an option: H = 1 is impossible
 	struct Row {
 		PortIdx link;
 		uint32_t constant;
@@ -134,13 +167,18 @@ struct Stage {
 	size_t components = 0, largest = 0; // of the flows joined by rows
 };
 
+// `beside` (per link; null: none): the running jobs' loads. At H = 1 a
+// flow cannot cross a loaded link, so its options that do are removed
+// first: what follows (common links, constants, rows) is then exact for
+// what is left.
 Stage build_stage(const Router &router, const std::vector<std::pair<HostOrd, HostOrd>> &flows,
-		  size_t links, size_t s)
+		  size_t links, size_t s, const std::vector<uint32_t> *beside)
 {
 	Stage st;
 	st.s = s;
 	st.flows = flows.size();
 	st.const_load.assign(links, 0);
+	st.only.assign(flows.size(), 0);
 	const unsigned offsets = router.offsets();
 	PortIdx buf[kMaxPathLinks];
 	// link -> vars crossing it (a flow's vars consecutive), and the number
@@ -168,6 +206,30 @@ Stage build_stage(const Router &router, const std::vector<std::pair<HostOrd, Hos
 				same[r].push_back(k);
 			}
 		}
+		if (beside) {
+			size_t kept = 0;
+			for (size_t r = 0; r < rep.size(); r++) {
+				const auto &p = paths[rep[r]];
+				if (std::any_of(p.begin(), p.end(),
+						[&](PortIdx l) { return (*beside)[l] > 0; })) {
+					st.removed += 1 + same[r].size();
+					continue;
+				}
+				if (kept != r) {
+					rep[kept] = rep[r];
+					same[kept] = std::move(same[r]);
+				}
+				kept++;
+			}
+			rep.resize(kept);
+			same.resize(kept);
+			if (rep.empty()) {
+				st.blocked++;
+				st.common.emplace_back();
+				continue;
+			}
+		}
+		st.only[f] = rep[0];
 		// links every option crosses: constant
 		std::vector<PortIdx> common = paths[rep[0]];
 		for (unsigned r = 1; r < rep.size(); r++) {
@@ -617,25 +679,29 @@ Solve run_cadical(const std::string &path, unsigned tmlim, size_t vars)
 	return out;
 }
 
-// The HSD of the stage when every flow takes `offset[f]`.
+// The HSD of the stage when every flow takes `offset[f]`: the busiest
+// link a flow crosses, with the running jobs' flows on it (`beside`, per
+// link; null: none), as score_jobs' job_hsd counts a job beside others.
 uint32_t hsd_of(const Router &router, const std::vector<std::pair<HostOrd, HostOrd>> &flows,
-		const std::vector<unsigned> &offset, size_t links)
+		const std::vector<unsigned> &offset, size_t links,
+		const std::vector<uint32_t> *beside)
 {
-	std::vector<uint32_t> load(links, 0);
+	std::vector<uint32_t> load = beside ? *beside : std::vector<uint32_t>(links, 0);
+	uint32_t worst = 0;
 	PortIdx buf[kMaxPathLinks];
 	for (size_t f = 0; f < flows.size(); f++) {
 		const unsigned n = router.path(flows[f].first, flows[f].second, offset[f], buf);
 		for (unsigned i = 0; i < n; i++)
-			load[buf[i]]++;
+			worst = std::max(worst, ++load[buf[i]]);
 	}
-	return *std::max_element(load.begin(), load.end());
+	return worst;
 }
 
 // The offsets of a solution: per flow with a choice, its first var set;
-// flows without one keep offset 0. Empty when a flow has none set.
+// flows without one take their one option. Empty when a flow has none set.
 std::vector<unsigned> offsets_of(const Stage &st, const std::vector<double> &x)
 {
-	std::vector<unsigned> offset(st.flows, 0);
+	std::vector<unsigned> offset = st.only;
 	for (const auto &c : st.choices) {
 		size_t v = c.first;
 		while (v < c.second && !(v < x.size() && x[v] > 0.5))
@@ -647,59 +713,56 @@ std::vector<unsigned> offsets_of(const Stage &st, const std::vector<double> &x)
 	return offset;
 }
 
-// The optimum by enumeration, over the full paths (none of the model's
-// reductions): a check of the model on small stages. 0 when the flows
-// have more than `limit` combinations of distinct paths.
+// The optimum by enumeration, over the full paths and every offset (none
+// of the model's reductions, no option removed): a check of the model on
+// small stages. With `beside` (null: none) the HSD counts the running
+// jobs' flows on the links the stage's flows cross. 0 when the flows have
+// more than `limit` combinations of distinct paths.
 uint32_t brute_force(const Router &router, const std::vector<std::pair<HostOrd, HostOrd>> &flows,
-		     const Stage &st, size_t links, double limit)
+		     size_t links, const std::vector<uint32_t> *beside, double limit)
 {
+	PortIdx buf[kMaxPathLinks];
+	std::vector<std::vector<std::vector<PortIdx>>> paths(flows.size()); // [flow][option]
 	double combos = 1;
-	for (const auto &c : st.choices)
-		combos *= double(c.second - c.first);
+	for (size_t f = 0; f < flows.size(); f++) {
+		for (unsigned k = 0; k < router.offsets(); k++) {
+			const unsigned n = router.path(flows[f].first, flows[f].second, k, buf);
+			std::vector<PortIdx> p(buf, buf + n);
+			std::vector<PortIdx> sorted = p;
+			std::sort(sorted.begin(), sorted.end());
+			bool seen = false;
+			for (const auto &q : paths[f]) {
+				std::vector<PortIdx> qs = q;
+				std::sort(qs.begin(), qs.end());
+				seen = seen || qs == sorted;
+			}
+			if (!seen)
+				paths[f].push_back(std::move(p));
+		}
+		combos *= double(paths[f].size());
+	}
 	if (combos > limit)
 		return 0;
-	std::vector<uint32_t> load(links, 0);
-	PortIdx buf[kMaxPathLinks];
-	std::vector<bool> chooses(flows.size(), false);
-	for (const auto &c : st.choices)
-		chooses[st.vars[c.first].flow] = true;
-	uint32_t fixed = 0;
-	for (size_t f = 0; f < flows.size(); f++)
-		if (!chooses[f]) {
-			const unsigned n = router.path(flows[f].first, flows[f].second, 0, buf);
-			for (unsigned i = 0; i < n; i++)
-				fixed = std::max(fixed, ++load[buf[i]]);
-		}
-	std::vector<std::vector<std::vector<PortIdx>>> paths; // [choice][option]
-	for (const auto &c : st.choices) {
-		paths.emplace_back();
-		for (size_t v = c.first; v < c.second; v++) {
-			const Stage::Var &var = st.vars[v];
-			const unsigned n =
-				router.path(flows[var.flow].first, flows[var.flow].second, var.k, buf);
-			paths.back().emplace_back(buf, buf + n);
-		}
-	}
+	std::vector<uint32_t> load = beside ? *beside : std::vector<uint32_t>(links, 0);
 	uint32_t best = UINT32_MAX;
-	std::vector<uint32_t> at(paths.size() + 1, 0);
 	// depth-first, pruned at the best so far
-	std::function<void(size_t, uint32_t)> walk = [&](size_t c, uint32_t worst) {
+	std::function<void(size_t, uint32_t)> walk = [&](size_t f, uint32_t worst) {
 		if (worst >= best)
 			return;
-		if (c == paths.size()) {
+		if (f == paths.size()) {
 			best = worst;
 			return;
 		}
-		for (const auto &path : paths[c]) {
+		for (const auto &path : paths[f]) {
 			uint32_t w = worst;
 			for (PortIdx l : path)
 				w = std::max(w, ++load[l]);
-			walk(c + 1, w);
+			walk(f + 1, w);
 			for (PortIdx l : path)
 				load[l]--;
 		}
 	};
-	walk(0, fixed);
+	walk(0, 0);
 	return best;
 }
 
@@ -716,9 +779,24 @@ std::vector<std::string> host_names(const std::string &arg)
 	return names;
 }
 
-// Stage numbers of `spec`, sorted, each once.
+const char *floor_name(uint8_t state)
+{
+	switch (state) {
+	case PairFloor::free:
+		return "free";
+	case PairFloor::congested:
+		return "proven";
+	case PairFloor::undecided:
+		return "undecided";
+	default:
+		return "-";
+	}
+}
+
+// Stage numbers of `spec`, sorted, each once; `hsd` and `floor` per
+// stage, the search's.
 std::vector<size_t> parse_stages(const std::string &spec, size_t count,
-				 const std::vector<uint32_t> &hsd)
+				 const std::vector<uint32_t> &hsd, const PairFloor &floor)
 {
 	std::vector<size_t> out;
 	auto spread = [&](const std::vector<size_t> &from, size_t n) {
@@ -742,6 +820,16 @@ std::vector<size_t> parse_stages(const std::string &spec, size_t count,
 			for (size_t s = 0; s < count; s++)
 				if (hsd[s] == v)
 					every.push_back(s);
+			spread(every, colon == std::string::npos ? 0 : std::stoul(item.substr(colon + 1)));
+		} else if (item.rfind("floor=", 0) == 0) {
+			const size_t colon = item.find(':');
+			const std::string state = item.substr(6, colon - 6);
+			for (size_t s = 0; s < count; s++)
+				if (s < floor.stage.size() && state == floor_name(floor.stage[s]))
+					every.push_back(s);
+			if (every.empty() && state != "free" && state != "proven" &&
+			    state != "undecided")
+				fail(Status::invalid, "stages: floor=free, proven or undecided");
 			spread(every, colon == std::string::npos ? 0 : std::stoul(item.substr(colon + 1)));
 		} else {
 			const size_t dash = item.find('-');
@@ -810,6 +898,8 @@ int run(int argc, char **argv)
 			opt.pattern = value();
 		else if (a == "--brute")
 			opt.brute = std::stod(value());
+		else if (a == "--beside")
+			opt.beside = value();
 		else
 			fail(Status::invalid, "unknown option ", a);
 	}
@@ -855,16 +945,114 @@ int run(int argc, char **argv)
 	const uint32_t n = uint32_t(ranks.size());
 	const size_t count = pattern->stage_count(n);
 
-	// the search, once on the whole job, scored per stage
+	// --beside: the running jobs, one per line of their kept offsets
+	std::vector<Job> running;
+	if (!opt.beside.empty()) {
+		std::vector<std::string> keys;
+		const std::map<std::string, KeptLids> kept =
+			read_kept(opt.beside, f, LidMode::pair, &keys);
+		// a host in two jobs would put two jobs' flows on its links
+		const size_t the_job = SIZE_MAX;
+		std::vector<size_t> owner(f.hosts().size(), 0); // running job + 1
+		for (HostOrd h : ranks)
+			owner[h] = the_job;
+		for (const std::string &key : keys) {
+			if (std::count(keys.begin(), keys.end(), key) > 1)
+				fail(Status::invalid, opt.beside, ": running job ", key,
+				     " is on two lines");
+			const KeptLids &k = kept.at(key);
+			for (HostOrd h : k.ranks) {
+				const std::string &name = f.node(f.hosts()[h]).name;
+				if (owner[h] == the_job)
+					fail(Status::invalid, opt.beside, ": host ", name,
+					     " is in running job ", key, " and in the job");
+				if (owner[h])
+					fail(Status::invalid, opt.beside, ": host ", name,
+					     " is in running jobs ", keys[owner[h] - 1], " and ", key);
+				owner[h] = running.size() + 1;
+			}
+			running.push_back({k.ranks, k.offsets, kept_choice(k.mode)});
+		}
+		if (running.empty())
+			fail(Status::invalid, opt.beside, ": no running jobs");
+		// Their optimum would need the running jobs' loads as conditional
+		// constants (a link's load counts only if a new flow crosses it),
+		// which they do not model; H = 1 does, by the removed options.
+		opt.lp = false;
+		opt.min = "no";
+	}
+	const std::vector<Job> *beside_jobs = running.empty() ? nullptr : &running;
+
+	// the search, once on the whole job (beside the running jobs, as a
+	// job that starts beside them chooses), scored per stage
 	const auto t0 = Clock::now();
-	const LidTable table = choose_lids(f, router, m->tree(), *pattern, ranks, LidMode::pair);
+	LidOptions lo;
+	lo.beside = beside_jobs;
+	const LidTable table = choose_lids(f, router, m->tree(), *pattern, ranks, LidMode::pair, lo);
 	const double search_s = std::chrono::duration<double>(Clock::now() - t0).count();
-	const Score sc = score_jobs(f, router, *pattern, {table.job()});
-	if (sc.stage_hsd.size() != count)
-		fail(Status::internal, "score has ", sc.stage_hsd.size(), " stages, pattern ", count);
-	size_t at2 = 0;
-	for (uint32_t h : sc.stage_hsd)
+	Beside beside(f, router, *pattern, beside_jobs);
+	// Per stage, the search's HSD and, as a check, the same figure by
+	// another road. Alone: score_jobs, then hsd_of per chosen stage.
+	// Beside: hsd_of over Beside's loads, then the scoring engine playing
+	// every job in lock-step (what `qft score --per-job` averages).
+	std::vector<uint32_t> search_hsd(count, 0), engine_hsd(count, 0);
+	double engine_mean = 0;
+	std::vector<RankPair> pairs;
+	auto stage_flows = [&](size_t s, std::vector<std::pair<HostOrd, HostOrd>> &flows,
+			       std::vector<unsigned> &offsets) {
+		pattern->stage(n, s, pairs);
+		flows.clear();
+		offsets.clear();
+		for (const RankPair &p : pairs) {
+			if (p.src == p.dst)
+				continue;
+			flows.push_back({ranks[p.src], ranks[p.dst]});
+			offsets.push_back(table.offset(p.src, p.dst));
+		}
+	};
+	if (!beside_jobs) {
+		const Score sc = score_jobs(f, router, *pattern, {table.job()});
+		if (sc.stage_hsd.size() != count)
+			fail(Status::internal, "score has ", sc.stage_hsd.size(), " stages, pattern ",
+			     count);
+		search_hsd = sc.stage_hsd;
+	} else {
+		std::vector<std::pair<HostOrd, HostOrd>> flows;
+		std::vector<unsigned> offsets;
+		for (size_t s = 0; s < count; s++) {
+			stage_flows(s, flows, offsets);
+			search_hsd[s] =
+				hsd_of(router, flows, offsets, links, &beside.stage(s).dense());
+		}
+		std::vector<Job> all = running;
+		all.push_back(table.job());
+		std::vector<bool> mine(f.hosts().size(), false);
+		for (HostOrd h : ranks)
+			mine[h] = true;
+		ScoreOptions so;
+		so.per_job = true;
+		so.observer = [&](size_t t, const std::vector<Flow> &fl,
+				  const std::vector<uint32_t> &load) {
+			PortIdx buf[kMaxPathLinks];
+			for (const Flow &x : fl) {
+				if (!mine[x.src] || t >= count)
+					continue;
+				const unsigned len = router.path(x.src, x.dst, x.offset, buf);
+				for (unsigned i = 0; i < len; i++)
+					engine_hsd[t] = std::max(engine_hsd[t], load[buf[i]]);
+			}
+		};
+		engine_mean = score_jobs(f, router, *pattern, all, so).job_hsd.back();
+	}
+	size_t at2 = 0, with_flow = 0;
+	uint64_t sum = 0;
+	uint32_t max_hsd = 0;
+	for (uint32_t h : search_hsd) {
 		at2 += h >= 2;
+		with_flow += h > 0;
+		sum += h;
+		max_hsd = std::max(max_hsd, h);
+	}
 	std::vector<std::string> names;
 	for (HostOrd h : ranks)
 		names.push_back(f.node(f.hosts()[h]).name);
@@ -874,10 +1062,25 @@ int run(int argc, char **argv)
 	std::printf("lid_bound: PGFT %s, LMC %u (%u offsets), %u hosts %s, %s, %zu stages\n",
 		    m->need_tree().pgft().text().c_str(), f.lmc(), router.offsets(), n,
 		    shown.c_str(), pattern->name().c_str(), count);
-	std::printf("search (pair): %.1f s, mean HSD %.4f, max %u, %zu stages at HSD >= 2\n",
-		    search_s, sc.avg_hsd, sc.max_hsd, at2);
+	if (beside_jobs) {
+		size_t hosts = 0;
+		for (const Job &j : running)
+			hosts += j.ranks.size();
+		std::printf("beside %zu running jobs (%s, %zu hosts), their offsets fixed: the job's "
+			    "HSD is the busiest link its flows cross, their flows counted\n",
+			    running.size(), opt.beside.c_str(), hosts);
+	}
+	std::printf("search (pair%s): %.1f s, mean HSD %.4f, max %u, %zu stages at HSD >= 2",
+		    beside_jobs ? ", beside them" : "", search_s,
+		    with_flow ? double(sum) / double(with_flow) : 0.0, max_hsd, at2);
+	if (beside_jobs)
+		std::printf(" (scoring engine: %.4f)", engine_mean);
+	std::printf("\nsearch floor: %zu stages, %zu proven congested, %zu undecided, floor HSD "
+		    "%.4f\n",
+		    table.floor.stages(), table.floor.count(PairFloor::congested),
+		    table.floor.count(PairFloor::undecided), table.floor.hsd());
 
-	const std::vector<size_t> stages = parse_stages(argv[4], count, sc.stage_hsd);
+	const std::vector<size_t> stages = parse_stages(argv[4], count, search_hsd, table.floor);
 	std::string dir = opt.keep;
 	if (dir.empty()) {
 		char tmpl[] = "/tmp/lid_bound.XXXXXX";
@@ -891,46 +1094,62 @@ int run(int argc, char **argv)
 	for (const std::string &s : opt.feas)
 		feas_list += (feas_list.empty() ? "" : ",") + s;
 	std::printf("models in %s; time limit %u s per solver run; lp: %s; feas: %s; min: %s "
-		    "(%s)\n",
+		    "(%s)%s\n",
 		    dir.c_str(), opt.tmlim, opt.lp ? "glpk" : "no", feas_list.c_str(),
-		    opt.min.c_str(), opt.min_solver.c_str());
+		    opt.min.c_str(), opt.min_solver.c_str(),
+		    beside_jobs ? "; --beside: no lp, no min (they do not model the running jobs' "
+				  "loads), H = 1 without the options that cross them"
+				: "");
 	std::printf("stage: 0-based (shift = stage+1); vars: distinct paths of the flows with a "
 		    "choice; rows: links that could exceed lb0;\ncomp: components of the flows "
 		    "joined by rows (largest); lb0: the largest constant load; chk: the search's "
-		    "table routed again\n");
-	std::printf("%5s %5s %5s %6s %5s %9s %3s | %6s %3s | %6s %4s %6s | %-4s %s | %s | %s\n",
-		    "stage", "shift", "flows", "vars", "rows", "comp", "lb0", "search", "chk", "lp",
-		    "ceil", "lp_s", "H=1", "feas: solver status s", "min: status value bound s",
-		    "opt");
+		    "table routed again%s;\nfloor: what the search proved of the stage (free, "
+		    "proven congested, undecided)%s\n",
+		    beside_jobs ? " (by the scoring engine, all jobs in lock-step)" : "",
+		    beside_jobs ? ";\ncut(N): N offsets removed, their paths cross a running job's "
+				  "link; blocked(N): N flows left without one"
+				: "");
+	std::printf("%5s %5s %5s %6s %5s %9s %3s | %6s %3s %-9s | %6s %4s %6s | %-4s %s | %s | "
+		    "%s\n",
+		    "stage", "shift", "flows", "vars", "rows", "comp", "lb0", "search", "chk",
+		    "floor", "lp", "ceil", "lp_s", "H=1", "feas: solver status s",
+		    "min: status value bound s", "opt");
 	size_t n_yes = 0, n_no = 0, n_open = 0, n_bad = 0;
 	struct Tally {
 		size_t stages = 0, tight = 0, better = 0, open = 0, yes = 0, no = 0;
 		double secs = 0, max_secs = 0;
 	};
 	std::vector<Tally> by_search;
+	Tally by_floor[4];
 	double total_s = 0;
-	std::vector<RankPair> pairs;
 	for (size_t s : stages) {
-		pattern->stage(n, s, pairs);
 		std::vector<std::pair<HostOrd, HostOrd>> flows;
 		std::vector<unsigned> search_off;
-		for (const RankPair &p : pairs) {
-			if (p.src == p.dst)
-				continue;
-			flows.push_back({ranks[p.src], ranks[p.dst]});
-			search_off.push_back(table.offset(p.src, p.dst));
-		}
-		const Stage st = build_stage(router, flows, links, s);
-		const uint32_t search = sc.stage_hsd[s];
-		const uint32_t check = hsd_of(router, flows, search_off, links);
+		stage_flows(s, flows, search_off);
+		std::vector<uint32_t> loaded;
+		if (beside_jobs)
+			loaded = beside.stage(s).dense();
+		const std::vector<uint32_t> *loads = beside_jobs ? &loaded : nullptr;
+		const Stage st = build_stage(router, flows, links, s, loads);
+		const uint32_t search = search_hsd[s];
+		const uint32_t check =
+			beside_jobs ? engine_hsd[s] : hsd_of(router, flows, search_off, links, nullptr);
+		const uint8_t state =
+			s < table.floor.stage.size() ? table.floor.stage[s] : uint8_t(PairFloor::no_flow);
 		const std::string base = dir + "/stage" + std::to_string(s);
 		const std::string tm = std::to_string(opt.tmlim);
 		double secs = 0;
 		bool bad = check != search;
+		// the search's own word: free exactly when its offsets route free
+		if ((state == PairFloor::free) != (search == 1)) {
+			std::fprintf(stderr, "stage %zu: the search's floor says %s, its HSD is %u\n", s,
+				     floor_name(state), search);
+			bad = true;
+		}
 		// A solution's routed HSD against what the solver claims.
 		auto verify = [&](const Solve &r, double claim, const char *who) {
 			const auto off = offsets_of(st, r.x);
-			const uint32_t got = off.empty() ? 0 : hsd_of(router, flows, off, links);
+			const uint32_t got = off.empty() ? 0 : hsd_of(router, flows, off, links, loads);
 			if (double(got) == claim)
 				return true;
 			std::fprintf(stderr, "stage %zu: %s's solution routes to HSD %u, not %g\n", s,
@@ -952,15 +1171,23 @@ int run(int argc, char **argv)
 			lp.value = st.lb0;
 		}
 		// H = 1? Every listed solver, each a proof either way.
-		bool yes = false, no = st.lb0 > 1 || (lp.status == "optimal" && lp.value > 1 + 1e-6);
-		if (st.vars.empty() && st.lb0 <= 1)
-			yes = true; // nothing to choose, no constant load above 1
+		bool yes = false, no = st.lb0 > 1 || st.blocked > 0 ||
+					       (lp.status == "optimal" && lp.value > 1 + 1e-6);
+		if (st.vars.empty() && st.lb0 <= 1 && !st.blocked) {
+			// nothing to choose, no constant load above 1
+			Solve given;
+			yes = flows.empty() || verify(given, 1, "the one choice");
+		}
 		std::string feas_text;
 		size_t implied_clauses = 0;
+		if (beside_jobs)
+			feas_text = "cut(" + std::to_string(st.removed) + ") ";
+		if (st.blocked)
+			feas_text += "blocked(" + std::to_string(st.blocked) + ") ";
 		if (st.lb0 > 1)
-			feas_text = "lb0>1 ";
+			feas_text += "lb0>1 ";
 		for (const std::string &solver : opt.feas) {
-			if (solver == "none" || st.vars.empty() || st.lb0 > 1 ||
+			if (solver == "none" || st.vars.empty() || st.lb0 > 1 || st.blocked ||
 			    ((yes || no) && !opt.feas_all))
 				continue;
 			Solve r;
@@ -996,8 +1223,10 @@ int run(int argc, char **argv)
 			feas_text += b;
 		}
 		// the integer optimum; "needed": unless the bounds so far meet
-		// the search's HSD (its table is a solution) or H = 1 holds
-		uint32_t lb = std::max<uint32_t>(st.lb0, 1);
+		// the search's HSD (its table is a solution) or H = 1 holds.
+		// Beside running jobs lb0 bounds only the options left, not what
+		// a flow on a loaded link would do: a refuted H = 1 is the bound.
+		uint32_t lb = beside_jobs ? 1 : std::max<uint32_t>(st.lb0, 1);
 		if (lp.status == "optimal")
 			lb = std::max(lb, uint32_t(std::ceil(lp.value - 1e-6)));
 		if (no)
@@ -1036,6 +1265,11 @@ int run(int argc, char **argv)
 		}
 		if (yes && no)
 			bad = true; // solvers disagree
+		if (yes && state == PairFloor::congested) {
+			std::fprintf(stderr, "stage %zu: H = 1 routed, but the search proved it "
+				     "congested\n", s);
+			bad = true;
+		}
 		const char *h1 = yes && no ? "CONFLICT" : yes ? "yes" : no ? "no" : "?";
 		n_bad += bad;
 		n_yes += yes && !no;
@@ -1050,6 +1284,11 @@ int run(int argc, char **argv)
 		t.max_secs = std::max(t.max_secs, secs);
 		t.yes += yes && !no;
 		t.no += no && !yes;
+		Tally &ft = by_floor[state];
+		ft.stages++;
+		ft.yes += yes && !no;
+		ft.no += no && !yes;
+		ft.open += !yes && !no;
 		if (lb == ub && ub == search)
 			t.tight++;
 		else if (lb == ub)
@@ -1058,17 +1297,17 @@ int run(int argc, char **argv)
 			t.open++;
 		char comp[32];
 		std::snprintf(comp, sizeof(comp), "%zu(%zu)", st.components, st.largest);
-		std::printf("%5zu %5zu %5zu %6zu %5zu %9s %3u | %6u %3s | %6s %4s %6.1f | %-4s %s| %s "
-			    "| %s%s\n",
+		std::printf("%5zu %5zu %5zu %6zu %5zu %9s %3u | %6u %3s %-9s | %6s %4s %6.1f | %-4s %s| "
+			    "%s | %s%s\n",
 			    s, s + 1, st.flows, st.vars.size(), st.rows.size(), comp, st.lb0, search,
-			    check == search ? "ok" : "BAD", fmt(lp.value).c_str(),
+			    check == search ? "ok" : "BAD", floor_name(state), fmt(lp.value).c_str(),
 			    fmt(std::ceil(lp.value - 1e-6)).c_str(), lp.seconds, h1,
 			    feas_text.c_str(), min_text.c_str(),
 			    lb == ub ? std::to_string(lb).c_str()
 				     : (std::to_string(lb) + ".." + std::to_string(ub)).c_str(),
 			    bad ? " BAD" : "");
 		if (opt.brute > 0) {
-			const uint32_t b = brute_force(router, flows, st, links, opt.brute);
+			const uint32_t b = brute_force(router, flows, links, loads, opt.brute);
 			if (b == 0)
 				std::printf("stage %zu: brute force: too many combinations\n", s);
 			else
@@ -1092,6 +1331,17 @@ int run(int argc, char **argv)
 				    v, t.stages, t.yes, t.no, t.tight, t.better, t.open, t.secs,
 				    t.max_secs);
 	}
+	for (uint8_t state : {PairFloor::free, PairFloor::congested, PairFloor::undecided}) {
+		const Tally &t = by_floor[state];
+		if (t.stages)
+			std::printf("  search %s: %zu stages; H = 1 feasible %zu, infeasible %zu, "
+				    "%sundecided %zu\n",
+				    state == PairFloor::congested ? "proven congested"
+				    : state == PairFloor::undecided ? "left undecided"
+								    : "free",
+				    t.stages, t.yes, t.no, state == PairFloor::undecided ? "still " : "",
+				    t.open);
+	}
 	std::printf("solver time %.1f s\n", total_s);
 	return n_bad ? 1 : 0;
 }
@@ -1112,9 +1362,12 @@ int main(int argc, char **argv)
 		     "usage: lid_bound FABRIC LMC HOSTS STAGES [--tmlim SEC] [--feas LIST] [--feas-all]\n"
 		     "                 [--min needed|always|no] [--min-solver glpk|cbc] [--no-lp]\n"
 		     "                 [--keep DIR] [--pattern SPEC] [--brute COMBINATIONS]\n"
-		     "                 [--feas-all] [--no-implied]\n"
+		     "                 [--no-implied] [--beside KEPT]\n"
 		     "  FABRIC: PGFT tuple or fabric JSON; HOSTS: host list or @FILE;\n"
-		     "  STAGES: comma list of N, A-B, all, sample:N, hsd=V[:N];\n"
+		     "  STAGES: comma list of N, A-B, all, sample:N, hsd=V[:N],\n"
+		     "          floor=free|proven|undecided[:N];\n"
+		     "  --beside KEPT: beside running jobs, their pair offsets kept (qft score\n"
+		     "          --lid-out lines, one job each); no lp, no min\n"
 		     "  --feas: comma list of glpk, cbc, cadical, minisat (or none)\n");
 	return 2;
 }

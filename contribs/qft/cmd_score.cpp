@@ -15,6 +15,7 @@
 #include "contribs/qft/cli.hpp"
 #include "lib/common/error.hpp"
 #include "lib/common/hostlist.hpp"
+#include "lib/lid/kept.hpp"
 #include "lib/lid/lid.hpp"
 #include "lib/place/order.hpp"
 #include "lib/score/report.hpp"
@@ -111,8 +112,9 @@ std::string one_line(const std::string &json)
 // pair's search: --lid-threads N, threads of its stage search (1: the
 // offsets of every earlier release; N > 1 gives other offsets, the same
 // for any machine); --lid-exact N, steps per new flow of its exhaustive
-// stage search, the job's total scaled alike (a study of what more steps
-// find and prove; the plugins keep the default).
+// stage search, the job's total scaled alike, and --lid-hall FLOWS, its
+// Hall's condition up to that many flows (a study of what more steps and
+// checks find and prove; the plugins keep the defaults).
 PairSearchOptions pair_options(const Args &args)
 {
 	PairSearchOptions o;
@@ -120,6 +122,7 @@ PairSearchOptions pair_options(const Args &args)
 	const size_t exact = o.exact;
 	o.exact = size_t(args.number("--lid-exact", o.exact, 100000));
 	o.exact_total = o.exact_total / exact * o.exact;
+	o.hall_flows = size_t(args.number("--lid-hall", o.hall_flows, 1000000));
 	return o;
 }
 
@@ -159,102 +162,6 @@ std::vector<LidFloor> choose_in_order(const Model &m, const Pattern &pattern, Li
 	return floors;
 }
 
-// Kept offsets (--lid-in, --lid-out): a job's choice made once, at its
-// start, and kept while it runs (as a running job's table does not
-// change). One line per job:
-//   KEY MODE LMC HOSTS OFFSETS
-// MODE job, dest or pair; HOSTS the job's hosts in rank order (a host
-// list); OFFSETS Job::offsets (job, dest: one per destination rank; pair:
-// one per ordered pair, source-major) in hex, one digit each up to LMC 4,
-// two above.
-struct Kept {
-	LidMode mode = LidMode::pair;
-	std::vector<HostOrd> ranks;
-	std::vector<uint8_t> offsets;
-};
-
-LidChoice kept_choice(LidMode mode)
-{
-	return mode == LidMode::pair ? LidChoice::pair : LidChoice::destination;
-}
-
-std::string kept_line(const Fabric &f, const std::string &key, const Kept &k)
-{
-	static const char hex[] = "0123456789abcdef";
-	std::vector<std::string> names;
-	names.reserve(k.ranks.size());
-	for (HostOrd h : k.ranks)
-		names.push_back(f.node(f.hosts()[h]).name);
-	std::string line = key + " " + lid_mode_name(k.mode) + " " + std::to_string(f.lmc()) +
-			   " " + hostlist_compress(names) + " ";
-	const bool two = f.lmc() > 4;
-	line.reserve(line.size() + k.offsets.size() * (two ? 2 : 1) + 1);
-	for (uint8_t o : k.offsets) {
-		if (two)
-			line += hex[o >> 4];
-		line += hex[o & 15];
-	}
-	return line + "\n";
-}
-
-// --lid-in FILE: the kept offsets by key, checked against the mode, the
-// LMC and the fabric.
-std::map<std::string, Kept> read_kept(const std::string &path, const Model &m, LidMode mode)
-{
-	const Fabric &f = m.fabric();
-	std::ifstream in(path);
-	if (!in)
-		fail(Status::io, path, ": cannot open: ", std::strerror(errno));
-	std::map<std::string, Kept> out;
-	std::string line;
-	for (size_t lineno = 1; std::getline(in, line); lineno++) {
-		std::istringstream w(line);
-		std::string key, mode_name, hosts, digits;
-		unsigned lmc = 0;
-		if (line.find_first_not_of(" \t\r") == std::string::npos || line[0] == '#')
-			continue;
-		if (!(w >> key >> mode_name >> lmc >> hosts >> digits))
-			fail(Status::parse, path, ":", lineno,
-			     ": expected KEY MODE LMC HOSTS OFFSETS");
-		Kept k;
-		try {
-			k.mode = lid_mode(mode_name);
-			k.ranks = resolve_hosts(f, hostlist_expand(hosts));
-		} catch (const Error &e) {
-			fail(e.status(), path, ":", lineno, ": ", e.what());
-		}
-		if (k.mode != mode || lmc != f.lmc())
-			fail(Status::invalid, path, ":", lineno, ": ", key, " kept ", mode_name,
-			     " at LMC ", lmc, ", scored --lid ", lid_mode_name(mode), " at LMC ",
-			     f.lmc());
-		const size_t n = k.ranks.size(), want = mode == LidMode::pair ? n * n : n;
-		const size_t width = f.lmc() > 4 ? 2 : 1;
-		if (digits.size() != want * width)
-			fail(Status::parse, path, ":", lineno, ": ", key, ": ", digits.size(),
-			     " offset digits, expected ", want * width);
-		k.offsets.resize(want);
-		for (size_t i = 0; i < want; i++) {
-			unsigned v = 0;
-			for (size_t d = 0; d < width; d++) {
-				const char c = digits[i * width + d];
-				const int x = c >= '0' && c <= '9' ? c - '0'
-					      : c >= 'a' && c <= 'f' ? c - 'a' + 10
-								     : -1;
-				if (x < 0)
-					fail(Status::parse, path, ":", lineno, ": ", key,
-					     ": offsets are hex digits");
-				v = v * 16 + unsigned(x);
-			}
-			if (v >= (1u << f.lmc()))
-				fail(Status::invalid, path, ":", lineno, ": ", key, ": offset ", v,
-				     " at LMC ", f.lmc());
-			k.offsets[i] = uint8_t(v);
-		}
-		out[key] = std::move(k);
-	}
-	return out;
-}
-
 // --batch FILE: every group scored as `--jobs` would score it (a group of
 // one job as `--hosts`), in one process: the simulator scores hundreds of
 // placements per policy, and loading the fabric and its routing once is
@@ -274,9 +181,9 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 	const Fabric &f = m.fabric();
 	// Offsets kept by key: from --lid-in, and every keyed job that chose
 	// in this batch (later groups reuse its choice).
-	std::map<std::string, Kept> kept;
+	std::map<std::string, KeptLids> kept;
 	if (args.has("--lid-in"))
-		kept = read_kept(args.get("--lid-in"), m, mode);
+		kept = read_kept(args.get("--lid-in"), f, mode);
 	std::string chosen_out;
 	const Tree *tree = m.tree();
 	const RankOrder order = RankOrder::parse(order_text);
@@ -330,7 +237,7 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 			for (size_t i = 0; i < jobs.size(); i++) {
 				if (fixed[i] || g.keys[i].empty())
 					continue;
-				Kept &k = kept[g.keys[i]];
+				KeptLids &k = kept[g.keys[i]];
 				k.mode = mode;
 				k.ranks = jobs[i].ranks;
 				k.offsets = jobs[i].offsets;
@@ -383,7 +290,7 @@ int cmd_score(int argc, char **argv)
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
 		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads",
-		   "--lid-exact"},
+		   "--lid-exact", "--lid-hall"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)

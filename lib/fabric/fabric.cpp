@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lib/common/error.hpp"
+#include "lib/common/hostlist.hpp"
 
 namespace qft {
 
@@ -188,6 +189,31 @@ void set_lmc_checked(Fabric &f, unsigned lmc)
 		}
 	}
 	f.set_lmc(lmc);
+}
+
+std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
+				   const std::vector<std::string> &names)
+{
+	if (names.empty())
+		fail(Status::invalid, "the host list is empty");
+	std::vector<HostOrd> out;
+	std::vector<std::string> unknown;
+	std::vector<bool> seen(fabric.hosts().size(), false);
+	for (const std::string &name : names) {
+		HostOrd h = fabric.find_host(name);
+		if (h == kNone) {
+			unknown.push_back(name);
+			continue;
+		}
+		if (seen[h])
+			fail(Status::invalid, "host ", name, " is listed twice");
+		seen[h] = true;
+		out.push_back(h);
+	}
+	if (!unknown.empty())
+		fail(Status::not_found, unknown.size(), " host(s) not in the fabric: ",
+		     hostlist_compress(unknown));
+	return out;
 }
 
 std::string Fabric::node_label(NodeId id) const

@@ -125,6 +125,12 @@ std::string guid_text(uint64_t guid);
 // naming the first host that breaks this.
 void set_lmc_checked(Fabric &fabric, unsigned lmc);
 
+// Host ordinals of `names`, in their order. Throws Error(invalid) for an
+// empty list or a repeated name, Error(not_found) listing every unknown name
+// as one host list.
+std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
+				   const std::vector<std::string> &names);
+
 // The unicast LIDs (IBA 4.1.3): 0x0001 .. 0xBFFF.
 constexpr uint32_t kUnicastLids = 0xBFFF;
 

@@ -4,7 +4,6 @@
 #include <map>
 
 #include "lib/common/error.hpp"
-#include "lib/common/hostlist.hpp"
 #include "lib/common/random.hpp"
 
 namespace qft {
@@ -26,31 +25,6 @@ RankOrder RankOrder::parse(std::string_view text)
 		     "\": expected tree, given or random:SEED");
 	}
 	return o;
-}
-
-std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
-				   const std::vector<std::string> &names)
-{
-	if (names.empty())
-		fail(Status::invalid, "the host list is empty");
-	std::vector<HostOrd> out;
-	std::vector<std::string> unknown;
-	std::vector<bool> seen(fabric.hosts().size(), false);
-	for (const std::string &name : names) {
-		HostOrd h = fabric.find_host(name);
-		if (h == kNone) {
-			unknown.push_back(name);
-			continue;
-		}
-		if (seen[h])
-			fail(Status::invalid, "host ", name, " is listed twice");
-		seen[h] = true;
-		out.push_back(h);
-	}
-	if (!unknown.empty())
-		fail(Status::not_found, unknown.size(), " host(s) not in the fabric: ",
-		     hostlist_compress(unknown));
-	return out;
 }
 
 void sort_tree_order(const Tree &tree, std::vector<HostOrd> &hosts)

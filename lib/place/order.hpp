@@ -24,11 +24,9 @@ struct RankOrder {
 	static RankOrder parse(std::string_view text);
 };
 
-// Host ordinals of `names`, in their order. Throws Error(invalid) for an
-// empty list or a repeated name, Error(not_found) listing every unknown name
-// as one host list.
-std::vector<HostOrd> resolve_hosts(const Fabric &fabric,
-				   const std::vector<std::string> &names);
+// resolve_hosts(), which gives the orders their hosts, is in
+// lib/fabric/fabric.hpp (included above): lib/lid reads host lists too and
+// must not include lib/place, which includes it.
 
 // Sorts host ordinals by tree index j, in place: the library's one tree
 // order. A host without a tree position (kNone) sorts last; callers that
