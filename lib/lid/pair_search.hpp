@@ -101,8 +101,9 @@ struct PairFloor {
 		return size_t(std::count(stage.begin(), stage.end(), what));
 	}
 	size_t stages() const { return stage.size() - count(no_flow); }
-	// The least mean HSD (score_jobs' job_hsd beside the running jobs)
-	// any choice of offsets can reach: each proven stage counts 2.
+	// A floor under the job's mean HSD (score_jobs' job_hsd beside the
+	// running jobs) that no choice of offsets gets below: each proven
+	// stage counts 2, every other 1.
 	double hsd() const
 	{
 		const size_t n = stages();
@@ -118,8 +119,9 @@ bool pairs_in_one_stage(const Pattern &pattern, uint32_t n);
 
 // Fills t.pair (t.hosts, t.offsets set) and t.floor: every stage of
 // `pattern` in turn; a pair's first stage chooses its offset, later ones
-// keep it (an RC connection has one path). `start`: each new pair's first offset, that
-// of its destination (a dest choice), improved from there; empty: greedy.
+// keep it (an RC connection has one path). `start`: each new pair's
+// first offset, that of its destination (a dest choice), improved from
+// there; empty: greedy.
 void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pattern,
 		  LidTable &t, const std::vector<uint8_t> &start, Beside &beside,
 		  const PairSearchOptions &opt = PairSearchOptions());
