@@ -14,7 +14,8 @@
 #      offsets (a dest table); LidChoice=job: a job-wide offset (a job
 #      table: the nodes set UCX_IB_LID_PATH_BITS); LidChoice=off: none. LidChoice=pair
 #      and no LidPairMaxNodes=: a 300-node job gets pair (no cap by
-#      default), under 2 ms under the locks.
+#      default), under 2 ms under the locks; its log line says what its
+#      search proved (the floor no offsets get below).
 #   3. A bad LidChoice= or LidThreads= at reconfigure is named and the settings kept; a
 #      job's table goes when the job ends. A late worker (LidTestDelay=,
 #      tests only) past LidTableWait= decides base LIDs for the job, and
@@ -165,6 +166,16 @@ wait_file "$(envof "$big" QFT_LID_TABLE)"
 expect_eq "300 nodes: a pair table of 300 hosts" \
 	"$(grep -v '^#' "$(envof "$big" QFT_LID_TABLE)" | sed -n '3,4p' | paste -sd' ')" "choice pair hosts 300"
 lock_us "pair, 300 nodes" "$big"
+# congested (300 of 324 hosts at LMC 2): the worker says what its search
+# proved, the floor at most the HSD it got
+line=$(grep -m1 "JobId=$big LID table pair .* ready" "$LOG")
+expect_eq "300 nodes: the log says what no offsets can do" "$(echo "$line" | python3 -c '
+import re, sys
+l = sys.stdin.read()
+h = re.search(r"HSD ([0-9.]+) avg", l)
+f = re.search(r"no offsets give below ([0-9.]+) \(([0-9]+) stages proven congested, ([0-9]+) undecided\)", l)
+print(bool(h and f and float(h.group(1)) > 1 and float(f.group(1)) <= float(h.group(1))
+           and int(f.group(2)) + int(f.group(3)) > 0))')" True
 "$BIN/scancel" "$big"
 conf $'LidChoice=job\n'
 "$BIN/scontrol" reconfigure
