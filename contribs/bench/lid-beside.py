@@ -4,9 +4,9 @@
 start: what its pair choice gets there and what no offsets can do
 (docs/lid-offsets.md, "Beside the running jobs").
 
-For each job picked: the multi-node jobs running at its start (start <=
-t < end, in start order, with the offsets they kept: OUT/POLICY/
-lid-kept.txt), then the job, chosen again beside them by `qft score
+For each job picked: the multi-node jobs running at its start (qft-sim's
+neighbour_sets: start <= t < end, in start order), with the offsets they
+kept (OUT/POLICY/lid-kept.txt), then the job, chosen again beside them by `qft score
 --lid pair` (its HSD beside them, the floor its search proved: stages
 proven congested and undecided); alone too. With --bound, lid_bound
 --beside settles every stage (cadical): `least`, 1 + infeasible /
@@ -27,12 +27,8 @@ import subprocess
 import sys
 import tempfile
 
-
-def neighbours(jobs, job):
-    """The multi-node jobs running at `job`'s start, in start order."""
-    s = job["start"]
-    return [k for k in jobs if k["idx"] != job["idx"] and k["start"] <= s < k["end"]
-            and (k["start"] < s or k["idx"] < job["idx"])]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sim"))
+from qftsim.scoring import neighbour_sets, ran_multi  # noqa: E402
 
 
 def qft_score(args, fabric, lmc, kept, batch):
@@ -78,9 +74,10 @@ def main():
     with open(fabric) as f:
         lmc = json.load(f).get("lmc", 0)
     with open(os.path.join(args.out, args.policy, "jobs.json")) as f:
-        jobs = [j for j in json.load(f)["jobs"] if j.get("nodes", 0) > 1 and "start" in j
-                and "end" in j]
-    jobs.sort(key=lambda j: (j["start"], j["idx"]))
+        jobs = ran_multi(json.load(f)["jobs"])
+    jobs.sort(key=lambda j: (j["start_wall"], j["idx"]))
+    # the jobs running at each start, as the simulator scored them
+    sets = neighbour_sets(jobs, {j["idx"]: j for j in jobs})
     if args.job:
         pick = [j for j in jobs if j["name"] == args.job]
         if not pick:
@@ -96,7 +93,7 @@ def main():
     work = args.keep or tempfile.mkdtemp(prefix="lid-beside.")
     os.makedirs(work, exist_ok=True)
     for j in pick:
-        nb = neighbours(jobs, j)
+        nb = sets[j["idx"]][:-1]
         missing = [k["name"] for k in nb if k["name"] not in kept_lines]
         if missing:
             sys.exit("lid-beside: no kept offsets for %s" % ", ".join(missing))

@@ -135,12 +135,12 @@ PairSearchOptions pair_options(const Args &args)
 // the jobs after it (--batch with --lid-in, or a key chosen in an earlier
 // group).
 // `pair`: pair's search (pair_options()). Returns each job's floor
-// (ScoreContext::lid_floor).
+// (ScoreContext::lid_floor) for a pair choice; none otherwise.
 std::vector<LidFloor> choose_in_order(const Model &m, const Pattern &pattern, LidMode mode,
 				      const PairSearchOptions &pair, std::vector<Job> &jobs,
 				      const std::vector<bool> *kept = nullptr)
 {
-	std::vector<LidFloor> floors(jobs.size());
+	std::vector<LidFloor> floors(mode == LidMode::pair ? jobs.size() : 0);
 	std::vector<Job> chosen;
 	chosen.reserve(jobs.size());
 	LidOptions opt;
@@ -247,8 +247,6 @@ int score_batch(const Args &args, const Model &m, const std::string &routing,
 		opt.shared_links = jobs.size() > 1;
 		Score sc = score_jobs(f, m.router(), pattern, jobs, opt);
 		ScoreContext ctx{routing, order_text, jobs.size(), hosts, floors};
-		if (mode != LidMode::pair)
-			ctx.lid_floor.clear();
 		if (args.has("--json"))
 			out += one_line(score_json(f, sc, ctx));
 		else
@@ -358,8 +356,6 @@ int cmd_score(int argc, char **argv)
 		if (mode == LidMode::stripe)
 			return score_striped(args, *m, *pattern, jobs);
 		floors = choose_in_order(*m, *pattern, mode, pair_options(args), jobs);
-		if (mode != LidMode::pair)
-			floors.clear();
 	}
 
 	ScoreOptions opt;
