@@ -43,12 +43,13 @@ public:
 	// search's (one thread's) share.
 	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
 		   const std::vector<uint8_t> &start, const PairSearchOptions &opt,
-		   uint64_t seed, size_t exact_total)
+		   uint64_t seed, size_t exact_total, size_t walk_total)
 		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
-		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), on_(links_),
+		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), weight_(links_, 1),
+		  on_(links_),
 		  chosen_(n_ * n_, 0),
 		  start_(start), opt_(opt), rng_(seed * 0x9e3779b97f4a7c15ull + 1),
-		  exact_left_(exact_total)
+		  exact_left_(exact_total), walk_left_(walk_total)
 	{
 	}
 
@@ -85,8 +86,10 @@ public:
 		for (PortIdx l : touched_) {
 			on_[l].clear();
 			beside_[l] = marked_[l] = 0;
+			weight_[l] = 1;
 		}
 		touched_.clear();
+		cached_.clear();
 		excess_ = 0;
 	}
 
@@ -104,6 +107,12 @@ private:
 	}
 	unsigned path(uint32_t f, unsigned o, PortIdx *out) const
 	{
+		if (f < cached_.size() && cached_[f] != kNotCached) {
+			const size_t i = size_t(cached_[f]) * t_.offsets + o;
+			const PortIdx *from = paths_.links.data() + paths_.at[i];
+			std::copy(from, paths_.links.data() + paths_.at[i + 1], out);
+			return paths_.at[i + 1] - paths_.at[i];
+		}
 		const RankPair &p = flows_[f].pair;
 		return router_.path(t_.hosts[p.src], t_.hosts[p.dst], o, out);
 	}
@@ -237,13 +246,17 @@ private:
 		proven_ = false;
 		if (excess_ && opt_.exact)
 			exact();
-		if (excess_)
+		// a proven stage cannot be made free; the walk's steps go to the
+		// stages that may be
+		if (excess_ && !proven_ && walk_left_)
 			walk();
 	}
 
 	// The stage's new flows and their paths at every offset.
 	void stage_paths()
 	{
+		if (!cached_.empty())
+			return;
 		order_.clear();
 		paths_.offsets = t_.offsets;
 		paths_.at.assign(1, 0);
@@ -259,6 +272,9 @@ private:
 				paths_.at.push_back(uint32_t(paths_.links.size()));
 			}
 		}
+		cached_.assign(flows_.size(), kNotCached);
+		for (uint32_t i = 0; i < order_.size(); i++)
+			cached_[order_[i]] = i;
 	}
 
 	// What the chains leave, an exhaustive search within a budget
@@ -299,50 +315,69 @@ private:
 			}
 	}
 
-	// What the chains leave, a walk takes on (min-conflicts with noise,
-	// as WalkSAT): a congested new flow moves to the offset that adds the
-	// least excess load (flows beyond one per link), now and then to any;
-	// the best state seen is kept. Ejection chains move only into paths
-	// with one other flow; the walk also crosses states that are worse
-	// for a while.
+	// What the chains and the exhaustive search leave, a walk takes on:
+	// min-conflicts with breakout's weights (Morris 1993). A congested
+	// new flow moves to the offset whose path costs least, a link costing
+	// its weight when it is loaded already; a flow that finds no path
+	// cheaper than its own raises the weight of each loaded link it
+	// crosses, so that the links every routing fights over grow dear and
+	// the flows that can leave them do. No random moves: the weights are
+	// the way out of a local minimum (on docs/lid-offsets.md's cases
+	// beside running jobs, a random move one step in 8 left 164 of 299
+	// stages congested where none left 130). A walk that does not free the
+	// stage gives its offsets back: it lowers the flows beyond one per
+	// link, not the busiest link (the stage's HSD), and on stages that
+	// cannot be free it left 1.775 where the chains had 1.451 (test_lid).
+	// `walk` steps per new flow of the stage, at most what is left of
+	// the job's `walk_total`.
 	void walk()
 	{
-		std::vector<uint32_t> &todo = todo_;
+		stage_paths();
+		std::vector<uint32_t> &todo = todo_; // congested flows (repeats: picked more)
 		todo.clear();
 		for (uint32_t f = 0; f < flows_.size(); f++)
 			if (flows_[f].fresh && congested(f))
 				todo.push_back(f);
-		size_t best = excess_;
-		best_.resize(flows_.size());
+		before_.resize(flows_.size());
 		for (uint32_t f = 0; f < flows_.size(); f++)
-			best_[f] = offset(f);
+			before_[f] = offset(f);
 		PortIdx links[kMaxPathLinks];
-		for (size_t step = 0, steps = opt_.walk * todo.size(); step < steps && excess_;
-		     step++) {
+		auto cost = [&](uint32_t f, unsigned o) {
+			const unsigned len = path(f, o, links);
+			size_t c = 0;
+			for (unsigned k = 0; k < len; k++)
+				if (load(links[k]) >= 1)
+					c += weight_[links[k]];
+			return c;
+		};
+		const size_t steps = std::min(size_t(opt_.walk) * order_.size(), walk_left_);
+		size_t step = 0;
+		for (; step < steps && excess_ && !todo.empty(); step++) {
 			const size_t at = size_t(next() % todo.size());
 			const uint32_t f = todo[at];
 			if (!congested(f)) {
 				todo[at] = todo.back();
 				todo.pop_back();
-				if (todo.empty())
-					break;
 				continue;
 			}
+			const unsigned was = offset(f);
 			unplace(f);
-			unsigned pick = unsigned(next() % t_.offsets);
-			if (next() % 8) { // the least excess, ties from a random offset on
-				size_t least = SIZE_MAX;
-				for (unsigned i = 0, from = pick; i < t_.offsets; i++) {
-					const unsigned o = (from + i) % t_.offsets;
-					const unsigned len = path(f, o, links);
-					size_t add = 0;
-					for (unsigned k = 0; k < len; k++)
-						add += load(links[k]) >= 1;
-					if (add < least) {
-						least = add;
-						pick = o;
-					}
+			// the cheapest, ties from a random offset on
+			unsigned pick = was;
+			size_t least = SIZE_MAX;
+			for (unsigned i = 0, from = unsigned(next() % t_.offsets); i < t_.offsets; i++) {
+				const unsigned o = (from + i) % t_.offsets;
+				const size_t c = cost(f, o);
+				if (c < least) {
+					least = c;
+					pick = o;
 				}
+			}
+			if (least >= cost(f, was)) { // a local minimum: breakout
+				const unsigned len = path(f, was, links);
+				for (unsigned k = 0; k < len; k++)
+					if (load(links[k]) >= 1)
+						weight_[links[k]]++;
 			}
 			offset(f) = uint8_t(pick);
 			place(f);
@@ -352,17 +387,13 @@ private:
 					for (uint32_t g : on_[links[k]])
 						if (flows_[g].fresh && g != f)
 							todo.push_back(g);
-			if (excess_ < best) {
-				best = excess_;
-				for (uint32_t g = 0; g < flows_.size(); g++)
-					best_[g] = offset(g);
-			}
 		}
-		if (excess_ > best)
+		walk_left_ -= step;
+		if (excess_)
 			for (uint32_t f = 0; f < flows_.size(); f++)
-				if (offset(f) != best_[f]) {
+				if (offset(f) != before_[f]) {
 					unplace(f);
-					offset(f) = best_[f];
+					offset(f) = before_[f];
 					place(f);
 				}
 	}
@@ -375,6 +406,7 @@ private:
 	StagePaths paths_;                         // stage_paths(): new flows' paths per offset
 	std::vector<uint32_t> order_;              // stage_paths(): the new flows
 	std::vector<uint8_t> blocked_;             // exact(): links closed to new flows
+	std::vector<uint32_t> weight_;             // walk(): a loaded link's cost
 	std::vector<std::vector<uint32_t>> on_;    // the stage's flows on each link
 	std::vector<PortIdx> touched_;             // links used this stage, once
 	std::vector<uint8_t> chosen_;              // pair seen in an earlier stage
@@ -383,13 +415,16 @@ private:
 	const PairSearchOptions &opt_;
 	XorShift rng_;
 	size_t exact_left_;                        // exact(): steps left for the job
+	size_t walk_left_;                         // walk(): steps left for the job
+	static constexpr uint32_t kNotCached = UINT32_MAX;
+	std::vector<uint32_t> cached_;             // stage_paths(): flow's index in paths_
 	uint32_t chain_ = 0;
 	unsigned budget_ = 0;
 	size_t excess_ = 0; // flows beyond one per link, over the stage's links
 	bool all_fresh_ = true; // no pair of the stage was in an earlier one
 	bool proven_ = false;   // exact(): the stage cannot be free
 	std::vector<uint32_t> todo_;
-	std::vector<uint8_t> best_;
+	std::vector<uint8_t> before_;              // walk(): the offsets it started from
 };
 
 } // namespace
@@ -431,7 +466,7 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 	auto run = [&](size_t k, Beside &own) {
 		try {
 			PairSearch search(fabric, router, t, start, opt, opt.seed + k,
-					  opt.exact_total / threads);
+					  opt.exact_total / threads, opt.walk_total / threads);
 			std::vector<RankPair> pairs;
 			for (size_t s = k; s < stages; s += threads) {
 				pattern.stage(n, s, pairs);

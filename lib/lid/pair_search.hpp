@@ -16,7 +16,7 @@
 // flow-by-flow move cannot), then, for a stage still congested, an
 // exhaustive search within a budget (lib/lid/stage_exact.hpp: on three
 // levels the chains stop where full leaves need perfect matchings), then
-// a min-conflicts walk for what stays congested. Measured in
+// a min-conflicts walk with breakout's weights for what stays congested. Measured in
 // docs/lid-offsets.md; contribs/bench/lid_bound computes the exact
 // per-stage optimum to hold it against.
 #ifndef QFT_LID_PAIR_SEARCH_HPP
@@ -62,8 +62,14 @@ struct PairSearchOptions {
 	// the demo tree a chain rarely needs 10 moves; 8x both changed no
 	// figure of bench_lid's).
 	unsigned depth = 24, budget = 512;
-	// The walk after the chains: steps per congested flow.
-	unsigned walk = 20;
+	// The walk after the chains and the exhaustive search, in a stage
+	// that search did not prove congested: steps per new flow of the
+	// stage, and at most `walk_total` for the whole job (about a
+	// microsecond each, as the search's). 100 steps: beside the running
+	// jobs of docs/lid-offsets.md's cases the mean HSD of a 300-node job
+	// fell from 1.73 to 1.43 for 2.1 times the time; 300 gave 1.34.
+	unsigned walk = 100;
+	size_t walk_total = size_t(1) << 25;
 	// Then an exhaustive search of the stage (lib/lid/stage_exact.hpp):
 	// steps per new flow at most (0: none), and at most `exact_total` for
 	// the whole job (about a microsecond each: a 1500-node job that
