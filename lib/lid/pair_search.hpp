@@ -16,9 +16,9 @@
 // flow-by-flow move cannot), then, for a stage still congested, an
 // exhaustive search within a budget (lib/lid/stage_exact.hpp: on three
 // levels the chains stop where full leaves need perfect matchings), then
-// a min-conflicts walk with breakout's weights for what stays congested. Measured in
-// docs/lid-offsets.md; contribs/bench/lid_bound computes the exact
-// per-stage optimum to hold it against.
+// a min-conflicts walk with breakout's weights for what stays congested.
+// Measured in docs/lid-offsets.md; contribs/bench/lid_bound computes the
+// exact per-stage optimum to hold it against.
 #ifndef QFT_LID_PAIR_SEARCH_HPP
 #define QFT_LID_PAIR_SEARCH_HPP
 
@@ -67,7 +67,7 @@ struct PairSearchOptions {
 	// stage, and at most `walk_total` for the whole job (about a
 	// microsecond each, as the search's). 100 steps: beside the running
 	// jobs of docs/lid-offsets.md's cases the mean HSD of a 300-node job
-	// fell from 1.73 to 1.43 for 2.1 times the time; 300 gave 1.34.
+	// fell from 1.72 to 1.42 for 2.3 times the time; 300 gave 1.33.
 	unsigned walk = 100;
 	size_t walk_total = size_t(1) << 25;
 	// Then an exhaustive search of the stage (lib/lid/stage_exact.hpp):
