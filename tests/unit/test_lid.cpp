@@ -239,6 +239,21 @@ bool stage_can_be_free(const TwoLevel &m, const std::vector<HostOrd> &h, size_t 
 	return place(0);
 }
 
+// A running job on the first `split` hosts of each leaf of `leaf` hosts
+// (hosts 0 .. n-1), every pair at a random offset of LMC `lmc`; the other
+// hosts go to `rest`, for the new job.
+Job random_pair_job(HostOrd n, HostOrd leaf, HostOrd split, unsigned lmc, std::mt19937 &rng,
+		    std::vector<HostOrd> &rest)
+{
+	std::vector<HostOrd> a;
+	for (HostOrd h = 0; h < n; h++)
+		(h % leaf < split ? a : rest).push_back(h);
+	Job job{a, std::vector<uint8_t>(a.size() * a.size()), LidChoice::pair};
+	for (uint8_t &o : job.offsets)
+		o = uint8_t(rng() % (1u << lmc));
+	return job;
+}
+
 // What the pair search proves (LidTable::floor) against every combination
 // of offsets: two jobs share the leaves of a 6-ary 2-tree, the running one
 // on `split` hosts of each with offsets drawn at random (apart, D-Mod-K
@@ -254,13 +269,8 @@ void pair_floor_beside_running_jobs(void **)
 	for (unsigned lmc : {1u, 2u})
 		for (HostOrd split : {3u, 4u, 5u}) {
 			TwoLevel m(6, lmc);
-			std::vector<HostOrd> a, b;
-			for (HostOrd h = 0; h < 36; h++)
-				(h % 6 < split ? a : b).push_back(h);
-			Job drawn{a, std::vector<uint8_t>(a.size() * a.size()), LidChoice::pair};
-			for (uint8_t &o : drawn.offsets)
-				o = uint8_t(rng() % (1u << lmc));
-			const std::vector<Job> running = {drawn};
+			std::vector<HostOrd> b;
+			const std::vector<Job> running = {random_pair_job(36, 6, split, lmc, rng, b)};
 			Beside beside(m.fabric, *m.router, *m.shift, &running);
 			Beside none(m.fabric, *m.router, *m.shift, nullptr);
 			const size_t stages = m.shift->stage_count(uint32_t(b.size()));
@@ -315,13 +325,8 @@ void pair_walk_frees_what_can_be_free(void **)
 		for (HostOrd split : {1u, 2u}) {
 			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
 			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
-			std::vector<HostOrd> a, b;
-			for (HostOrd h = 0; h < 108; h++)
-				(h % 6 < split ? a : b).push_back(h);
-			Job drawn{a, std::vector<uint8_t>(a.size() * a.size()), LidChoice::pair};
-			for (uint8_t &o : drawn.offsets)
-				o = uint8_t(rng() % (1u << lmc));
-			const std::vector<Job> running = {drawn};
+			std::vector<HostOrd> b;
+			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
 			auto choose = [&](size_t exact, unsigned walk) {
 				LidOptions opt;
 				opt.beside = &running;
