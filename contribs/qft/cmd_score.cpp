@@ -113,9 +113,10 @@ std::string one_line(const std::string &json)
 // offsets of every earlier release; N > 1 gives other offsets, the same
 // for any machine); --lid-exact N, steps per new flow of its exhaustive
 // stage search, the job's total scaled alike, --lid-hall FLOWS, its
-// Hall's condition up to that many flows, and --lid-walk N, steps per new
-// flow of the walk after it (a study of what more steps and checks find
-// and prove; the plugins keep the defaults).
+// Hall's condition up to that many flows, --lid-walk N, steps per new
+// flow of the walk after it, and --lid-spare 0 leaves the running jobs'
+// links as the search left them (a study of what more steps and checks
+// find and prove; the plugins keep the defaults).
 PairSearchOptions pair_options(const Args &args)
 {
 	PairSearchOptions o;
@@ -125,6 +126,7 @@ PairSearchOptions pair_options(const Args &args)
 	o.exact_total = o.exact_total / exact * o.exact;
 	o.hall_flows = size_t(args.number("--lid-hall", o.hall_flows, 1000000));
 	o.walk = unsigned(args.number("--lid-walk", o.walk, 10000000));
+	o.spare = args.number("--lid-spare", 1, 1) != 0;
 	return o;
 }
 
@@ -290,7 +292,7 @@ int cmd_score(int argc, char **argv)
 		  {"--fabric", "--hosts", "--jobs", "--batch", "--pattern", "--order",
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
 		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads",
-		   "--lid-exact", "--lid-hall", "--lid-walk"},
+		   "--lid-exact", "--lid-hall", "--lid-walk", "--lid-spare"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)

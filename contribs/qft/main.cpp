@@ -25,7 +25,7 @@ const char kUsage[] =
 	"           [--worst N] [--bandwidth] [--per-job] [--lft LFTS.dump]\n"
 	"           [--lid job|dest|pair|stripe] [--lmc N] [--lid-in KEPT] [--lid-out KEPT]\n"
 	"           [--lid-threads N] [--lid-exact STEPS] [--lid-hall FLOWS]\n"
-	"           [--lid-walk STEPS]\n"
+	"           [--lid-walk STEPS] [--lid-spare 0|1]\n"
 	"           (--lid with --jobs or --batch: the jobs of a group choose in the\n"
 	"           order listed, each beside those before it; stripe: --hosts only;\n"
 	"           --batch lines \"KEY: HOSTS\" keep a job's offsets by KEY: chosen\n"

@@ -56,8 +56,10 @@ public:
 	// Searches one stage; what it proved goes to `floor`.
 	void stage(const std::vector<RankPair> &pairs, const LinkLoads &beside, uint8_t &floor)
 	{
+		has_beside_ = false;
 		beside.for_each([&](PortIdx l) {
 			beside_[l] = beside[l];
+			has_beside_ = has_beside_ || beside[l] > 0;
 			touch(l);
 		});
 		flows_.clear();
@@ -250,6 +252,8 @@ private:
 		// stages that may be
 		if (excess_ && !proven_ && walk_left_)
 			walk();
+		if (excess_ && opt_.spare && has_beside_)
+			spare();
 	}
 
 	// The stage's new flows and their paths at every offset.
@@ -398,6 +402,53 @@ private:
 				}
 	}
 
+	// A stage that stays congested may still spare the running jobs: each
+	// new flow on a link they load raises their own busiest link there (a
+	// running job at H = 1 stops being so, and the runtime model slows
+	// it), while a new flow that meets only the job's own flows costs
+	// nobody else. Each new flow that crosses such links moves to the
+	// offset that crosses fewest, where its path keeps under the stage's
+	// busiest link: the job's own HSD does not rise (docs/lid-offsets.md,
+	// "Sparing the running jobs").
+	void spare()
+	{
+		uint32_t top = 0; // the stage's busiest link among the job's flows
+		for (PortIdx l : touched_)
+			if (!on_[l].empty())
+				top = std::max(top, load(l));
+		PortIdx links[kMaxPathLinks];
+		auto crossed = [&](uint32_t f, unsigned o, uint32_t &peak) {
+			const unsigned len = path(f, o, links);
+			unsigned c = 0;
+			peak = 0;
+			for (unsigned k = 0; k < len; k++) {
+				c += beside_[links[k]] > 0;
+				peak = std::max(peak, load(links[k]) + 1);
+			}
+			return c;
+		};
+		// no draw from rng_: the later stages' choices stay as they were
+		for (uint32_t f = 0; f < flows_.size(); f++) {
+			if (!flows_[f].fresh)
+				continue;
+			const unsigned was = offset(f);
+			uint32_t peak;
+			unsigned least = crossed(f, was, peak), pick = was;
+			if (!least)
+				continue;
+			unplace(f);
+			for (unsigned o = 0; o < t_.offsets && least; o++) {
+				const unsigned c = crossed(f, o, peak);
+				if (c < least && peak <= top) {
+					least = c;
+					pick = o;
+				}
+			}
+			offset(f) = uint8_t(pick);
+			place(f);
+		}
+	}
+
 	const Router &router_;
 	LidTable &t_;
 	size_t n_, links_;
@@ -423,6 +474,7 @@ private:
 	size_t excess_ = 0; // flows beyond one per link, over the stage's links
 	bool all_fresh_ = true; // no pair of the stage was in an earlier one
 	bool proven_ = false;   // exact(): the stage cannot be free
+	bool has_beside_ = false; // a running job loads a link this stage
 	std::vector<uint32_t> todo_;
 	std::vector<uint8_t> before_;              // walk(): the offsets it started from
 };

@@ -81,6 +81,9 @@ struct PairSearchOptions {
 	// jobs free, against 92.9%, in 36 ms per job; on n[0100-0799] of the
 	// 1944-host tree it gave 1.253 against 1.270 at 8 times the time (35 s).
 	size_t hall_flows = 256;
+	// In a stage still congested, move new flows off the running jobs'
+	// links where that keeps the stage's busiest link (spare()).
+	bool spare = true;
 	uint64_t seed = 1; // ties are broken at random, reproducibly
 	// Threads that search stages side by side, when no pair of ranks
 	// comes back in a later stage (Shift: each pair is in one stage, so

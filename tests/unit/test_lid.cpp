@@ -370,6 +370,45 @@ void pair_walk_frees_what_can_be_free(void **)
 	assert_true(walked > 0); // the walk had stages to free
 }
 
+// In the stages that stay congested, the new job's flows keep off the
+// running job's links where another offset keeps under the stage's
+// busiest link (PairSearchOptions::spare): the running job's HSD beside
+// the new job falls, the new job's own does not rise. The same three-level
+// tree and running job as the walk's, LMC 1 to 3.
+void pair_spares_the_running_jobs(void **)
+{
+	std::mt19937 rng(13);
+	double spared = 0;
+	for (unsigned lmc : {1u, 2u, 3u})
+		for (HostOrd split : {1u, 2u, 3u}) {
+			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
+			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
+			std::vector<HostOrd> b;
+			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
+			// both jobs' HSD in lock-step, as the runtime model plays them
+			auto hsd = [&](bool spare) {
+				LidOptions opt;
+				opt.beside = &running;
+				opt.pair.spare = spare;
+				std::vector<Job> jobs = running;
+				jobs.push_back(choose_lids(m.fabric, *m.router, m.tree, *shift, b,
+							   LidMode::pair, opt)
+						       .job());
+				ScoreOptions so;
+				so.per_job = true;
+				return score_jobs(m.fabric, *m.router, *shift, jobs, so).job_hsd;
+			};
+			const std::vector<double> off = hsd(false), on = hsd(true);
+			std::printf("# LMC %u, %u of 6 hosts running: the running job %.3f, "
+				    "spared %.3f; the new job %.3f, %.3f\n",
+				    lmc, split, off[0], on[0], off[1], on[1]);
+			assert_true(on[1] <= off[1] + 1e-12);
+			assert_true(on[0] <= off[0] + 1e-12);
+			spared += off[0] - on[0];
+		}
+	assert_true(spared > 0.05); // the pass had links to leave
+}
+
 // Threads that search Shift's stages side by side (PairSearchOptions::
 // threads): Konig's routing still found, beside a running job too (each
 // thread its own view of it), every offset in range and the engine's
@@ -639,6 +678,7 @@ int main(void)
 		cmocka_unit_test(pair_threads_split_stages),
 		cmocka_unit_test(pair_floor_beside_running_jobs),
 		cmocka_unit_test(pair_walk_frees_what_can_be_free),
+		cmocka_unit_test(pair_spares_the_running_jobs),
 		cmocka_unit_test(stage_search_is_exact),
 		cmocka_unit_test(stage_search_leaf_groups),
 		cmocka_unit_test(stripe_shares),
