@@ -142,7 +142,11 @@ ib_tests=$(by_length "$top/tests/ib")
 for s in $series; do
 	b=$(build_dir "$s")
 	if [ "$what" = all ]; then
-		pool_add "test-sim$(sfx "$s")" test "build$(sfx "$s")" "make -C '$b' -s check-sim"
+		# as tests/slurm/run.sh does for the Slurm tests: a failure is run once
+		# more; passing then, it is named FLAKY (the first run's FAIL lines,
+		# with their details, stay in the log), failing twice, it fails
+		pool_add "test-sim$(sfx "$s")" test "build$(sfx "$s")" \
+			"make -C '$b' -s check-sim || { echo 'test-sim: FLAKY? failed once; running it once more'; make -C '$b' -s check-sim; }"
 	fi
 	for t in $slurm_tests; do
 		needs="build$(sfx "$s")"

@@ -29,12 +29,32 @@ bad() { FAIL=$((FAIL + 1)); say "FAIL: $*"; }
 check() { # check DESCRIPTION CMD...
 	local what=$1
 	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
+	if "$@"; then ok "$what"; else bad "$what"; return 1; fi
 }
 finish() {
 	echo "test-sim: $PASS passed, $FAIL failed"
 	[ "$FAIL" = 0 ] && [ "$PASS" -gt 0 ]
 	exit $?
+}
+# why_not_completed OUT POLICY: for each job of OUT/POLICY that did not
+# complete, its state and exit code (jobcomp) and the daemons' last lines
+# that name it, as FAIL lines, so that CI's summary (which keeps only the
+# failed checks and the last lines) says why
+why_not_completed() {
+	local dir=$1/$2 line id
+	/usr/bin/python3 - "$dir/jobs.json" <<'PY' | while read -r id line; do
+import json, sys
+for j in json.load(open(sys.argv[1]))["jobs"]:
+    if j.get("state") != "COMPLETED":
+        print(j.get("jobid", 0), j.get("name", "?"), j.get("state"), "nodes", j.get("nodelist") or "-")
+PY
+		say "FAIL detail: $2 job $id: $line; jobcomp: $(grep -ho "^JobId=$id .*" "$dir/jobcomp.txt" 2>/dev/null |
+			grep -o 'JobState=[^ ]*\|ExitCode=[^ ]*\|DerivedExitCode=[^ ]*' | paste -sd' ')"
+		grep -h -E "JobId=$id( |$)|job_id $id\b|jobid $id\b|StepId=$id\." \
+			"$dir"/cluster/log/slurmctld.log "$dir"/cluster/log/slurmd*.log 2>/dev/null |
+			grep -v -E 'sched: Allocate|_job_complete: JobId=[0-9]+ done|done$' | tail -6 |
+			sed "s/^/FAIL detail: $2 job $id: /" | cut -c1-300
+	done
 }
 # checks on a JSON file with Debian's python3 (d = the parsed file)
 pyjson() { # pyjson FILE EXPR: exit 0 if EXPR is true
@@ -202,7 +222,8 @@ fi
 for p in "${policies[@]}"; do
 	check "$p: submitted 40 = completed + failed + cancelled" pyjson "$O/report.json" \
 		'(lambda s: s["submitted"] == 40 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["'$p'"])'
-	check "$p: all 40 completed" pyjson "$O/report.json" 'd["policies"]["'$p'"]["completed"] == 40'
+	check "$p: all 40 completed" pyjson "$O/report.json" 'd["policies"]["'$p'"]["completed"] == 40' ||
+		why_not_completed "$O" "$p"
 	check "$p: every job has nodes, start, end, and no node runs two jobs at once" /usr/bin/python3 - "$O/$p/jobs.json" "$HERE" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -290,7 +311,8 @@ check "the kill waited > 5 s after the last submission" pyjson "$K/report.json" 
 check "a second slurmctld start in its log" sh -c "[ \$(grep -c 'slurmctld version .* started' '$K/rlft/cluster/log/slurmctld.log') = 2 ]"
 check "after the kill: submitted 30 = completed + failed + cancelled" pyjson "$K/report.json" \
 	'(lambda s: s["submitted"] == 30 == s["completed"] + s["failed"] + s["cancelled"] and s["no_job_lost"])(d["policies"]["rlft"])'
-check "after the kill: all 30 completed" pyjson "$K/report.json" 'd["policies"]["rlft"]["completed"] == 30'
+check "after the kill: all 30 completed" pyjson "$K/report.json" 'd["policies"]["rlft"]["completed"] == 30' ||
+	why_not_completed "$K" rlft
 
 fi
 
@@ -312,7 +334,8 @@ rc=$?
 check "qft-sim --comm exits 0" [ $rc = 0 ]
 [ $rc = 0 ] || tail -30 "$M.err"
 check "--comm: all 30 completed, none timed out" pyjson "$M/report.json" \
-	'(lambda s: s["completed"] == 30 and s["no_job_lost"])(d["policies"]["rlft"])'
+	'(lambda s: s["completed"] == 30 and s["no_job_lost"])(d["policies"]["rlft"])' ||
+	why_not_completed "$M" rlft
 check "--comm: every job ran its loop (advance.py) and has f = 0.5" pyjson "$M/rlft/jobs.json" \
 	'all(j.get("run_model") is not None and j["comm"] == 0.5 for j in d["jobs"])'
 check "--comm: slowdown, turnaround, throughput, node-hours lost in report.json" pyjson "$M/report.json" \
