@@ -348,6 +348,11 @@ check "--comm: each slowdown is (1-f) + f H of its mean H, within 10%" pyjson "$
 	'all(abs(j["slowdown"] / (0.5 + 0.5 * j.get("h_mean", 1.0)) - 1) < 0.1 for j in d["jobs"])'
 check "--comm: 1-node jobs are not slowed" pyjson "$M/rlft/jobs.json" \
 	'all(j["slowdown"] < 1.05 for j in d["jobs"] if j["nodes"] == 1)'
+# the world stops while the model computes (qftsim/clock.py): each round
+# one stop, slurmctld SIGSTOPped (its log has no word of it: the job
+# records on the world's clock are what the checks above read)
+check "--comm: the world stopped in each of the model's rounds" pyjson "$M/report.json" \
+	'(lambda m: m["rounds"] > 0 and m["paused"] == m["rounds"] and m["paused_secs"] > 0)(d["policies"]["rlft"]["model"])'
 check "--lmc 2: rlft scored with LID choice pair, each job also on one LID" pyjson "$M/rlft/jobs.json" \
 	'd["summary"]["lid"] == "pair" and d["summary"]["lmc"] == 2 and all("hsd_alone_1lid" in j for j in d["jobs"] if "hsd_alone" in j)'
 check "--lmc 2: the score cache keys carry the choice, the LMC and the kept offsets" pyjson "$M/score-cache.json" \

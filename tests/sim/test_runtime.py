@@ -23,7 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
-from qftsim import metrics, report, runtime  # noqa: E402
+from qftsim import clock, metrics, report, runtime  # noqa: E402
 from qftsim.common import SimError, expand_hostlist  # noqa: E402
 from qftsim.fabric import Fabric, check_lid_space, tuple_counts  # noqa: E402
 from qftsim.metrics import class_figures, size_classes, slowdown_by_class, summarise  # noqa: E402
@@ -270,6 +270,80 @@ class TestAdvance(unittest.TestCase):
     def write_rate(self, d, name, r, t):
         with open(os.path.join(d, name + ".rate"), "w") as f:
             f.write("%.6f %.6f\n" % (r, t))
+
+
+class TestClock(unittest.TestCase):
+    """The world's clock (qftsim/clock.py): pauses taken out of time, the
+    process named by the pid file really stopped while paused, and a job's
+    loop that does not advance while the world is stopped."""
+
+    def proc_state(self, pid):
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+
+    def test_pauses_are_taken_out_and_the_daemon_stops(self):
+        with tempfile.TemporaryDirectory() as d:
+            daemon = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            try:
+                with open(os.path.join(d, "ctld.pid"), "w") as f:
+                    f.write("%d\n" % daemon.pid)
+                c = clock.Clock(os.path.join(d, "clock"), os.path.join(d, "ctld.pid"))
+                w0 = time.time()
+                time.sleep(0.1)
+                c.pause()
+                time.sleep(0.1)
+                self.assertEqual(self.proc_state(daemon.pid), "T")
+                self.assertFalse(c.running.is_set())
+                time.sleep(0.3)
+                w1 = time.time()
+                c.resume()
+                self.assertNotEqual(self.proc_state(daemon.pid), "T")
+                time.sleep(0.1)
+                w2 = time.time()
+                # 0.4 s stopped: w0 to w2 is 0.6 s real, 0.2 s on the world's clock
+                self.assertAlmostEqual(c.virtual(w2) - c.virtual(w0), (w2 - w0) - c.total, places=6)
+                self.assertAlmostEqual(c.total, 0.4, delta=0.05)
+                # a time inside the pause is the pause's start
+                self.assertAlmostEqual(c.virtual(w1), c.virtual(w0) + 0.1, delta=0.03)
+                self.assertAlmostEqual(c.paused_since(c.virtual(w0)), c.total, places=6)
+                self.assertEqual(c.paused_since(c.now()), 0.0)
+                self.assertEqual(c.count, 1)
+            finally:
+                daemon.kill()
+                daemon.wait()
+
+    def test_a_job_does_not_advance_while_the_world_is_stopped(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = clock.Clock(os.path.join(d, "clock"))
+            with open(os.path.join(d, "s00003.rate"), "w") as f:
+                f.write("1.0 %.6f\n" % (c.now() - 10))
+            t0 = time.time()
+            p = subprocess.Popen([sys.executable, ADVANCE, d, "s00003", "0.5"])
+            time.sleep(0.2)
+            c.pause()
+            time.sleep(1.0)
+            self.assertIsNone(p.poll(), "its work went on while the world was stopped")
+            c.resume()
+            p.wait(10)
+            real = time.time() - t0
+            with open(os.path.join(d, "s00003.done")) as f:
+                st, en, held = (float(x) for x in f.read().split())
+            self.assertGreater(real, 1.4)
+            # on the world's clock it ran its 0.5 s of work, no more
+            self.assertAlmostEqual(en - st, 0.5, delta=0.12)
+            self.assertLess(held, 0.15)
+
+    def test_the_model_stops_the_world_in_each_round(self):
+        with tempfile.TemporaryDirectory() as d:
+            c = clock.Clock(os.path.join(d, "clock"))
+            live = runtime.LiveRates(d, FakeScorer(), {"A": (0.5, 100.0), "B": (0.5, 40.0)},
+                                     {"A": 600.0, "B": 600.0}, lambda n, s: True, clock=c)
+            with open(os.path.join(d, "A.start"), "w") as f:
+                f.write("%.6f a 4\n" % c.now())
+            live.step()
+            live.step()   # nothing new: no round, no stop
+            self.assertEqual((live.rounds, c.count), (1, 1))
+            self.assertTrue(c.running.is_set())
 
 
 class TestModelRecord(unittest.TestCase):

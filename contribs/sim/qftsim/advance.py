@@ -19,6 +19,10 @@ its whole work at rate 1; the job holds its nodes instead, and the third
 field of .done says for how many real seconds past its due end it held
 them (the report sums it per policy: a figure of the model's lag, counted
 against the policy that lags).
+
+Its clock is the world's (qftsim/clock.py): when DIR/clock exists, real
+time less the pauses the model took to compute, so a job does not advance
+while the world is stopped; every time it writes is on that clock.
 """
 
 import os
@@ -45,8 +49,25 @@ def read_rate(path):
         return None
 
 
+def world_clock(directory):
+    """now() on the world's clock: real time, less the model's pauses
+    (DIR/clock: "PAUSED_SECONDS PAUSE_START", -1 when none is under way)."""
+    path = os.path.join(directory, "clock")
+
+    def now():
+        t = time.time()
+        try:
+            with open(path) as f:
+                paused, since = [float(x) for x in f.read().split()[:2]]
+        except (OSError, ValueError):
+            return t
+        return t - paused - (t - since if 0 <= since < t else 0.0)
+    return now
+
+
 def advance(directory, name, work):
-    start = time.time()
+    clock = world_clock(directory)
+    start = clock()
     write(os.path.join(directory, name + ".start"), "%.6f %s %s\n" % (
         start, os.environ.get("SLURM_JOB_NODELIST", "none"),
         os.environ.get("SLURM_JOB_NUM_NODES", "1")))
@@ -57,15 +78,15 @@ def advance(directory, name, work):
         got = read_rate(rate_path)
         if got is not None and got != seen:
             seen = got
-            t = max(t_change, min(got[1], time.time()))
+            t = max(t_change, min(got[1], clock()))
             done_change += (t - t_change) * rate
             t_change, rate = t, got[0]
-        now = time.time()
+        now = clock()
         left = work - (done_change + (now - t_change) * rate)
         if left <= 0 and seen is not None:
             break
         time.sleep(TICK if left <= 0 else min(TICK, left / rate))
-    end = time.time()
+    end = clock()
     held = max(0.0, -left / rate)
     write(os.path.join(directory, name + ".done"), "%.6f %.6f %.3f\n" % (start, end, held))
 

@@ -213,6 +213,10 @@ def parse_args(argv):
                    "other jobs apart (needs --comm)")
     g.add_argument("--kill-slowed", action="store_true",
                    help="keep the time limits of the trace run times: slowed jobs may time out")
+    g.add_argument("--model-lags", action="store_true",
+                   help="do not stop the world while the model computes (slurmctld "
+                   "SIGSTOPped, the jobs' loops and the stream waiting): the jobs whose "
+                   "rate is late hold their nodes, as before stop 45 (docs/sim.md)")
     g.add_argument("--rate-tick", type=float, default=0.2,
                    help="seconds between the model's looks at job starts and ends (default 0.2)")
     g = p.add_argument_group("time")

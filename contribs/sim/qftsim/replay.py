@@ -14,6 +14,7 @@ import time
 
 from .cluster import (FINAL, Cluster, JobComp, choose_record, env_dump_command,
                       job_env, parse_slurm_time, rlft_log)
+from .clock import Clock
 from .common import SimError, fmt_dur, log
 from .runtime import LiveRates
 
@@ -215,6 +216,7 @@ class PolicyRun:
         self.env_dir = os.path.join(self.dir, "jobenv")
         self.rates_dir = os.path.join(self.dir, "rates")
         self.live = None           # the runtime model's thread (--comm)
+        self.clock = None          # the world's clock, stopped while the model computes
         self.limits = {}           # job name -> time limit, real seconds
         self.cluster = Cluster(sim.harness, os.path.join(self.dir, "cluster"),
                                os.path.join(self.dir, "harness.log"), policy, cwd=self.dir)
@@ -326,9 +328,11 @@ class PolicyRun:
         if job.idx in self.no_wait_ids:
             args.append("--qft-shape-wait=0")
         args += ["--wrap", script]
-        deadline = time.time() + 180
+        deadline = self.now() + 180
         delay = 0.5
         while True:
+            if self.clock:
+                self.clock.running.wait(600)
             r = self.cluster.client("sbatch", *args)
             if r is not None and r.returncode == 0:
                 jid = r.stdout.strip().split(";")[0]
@@ -341,7 +345,7 @@ class PolicyRun:
             q = self.cluster.client("squeue", "-h", "-n", name, "-o", "%i")
             if q is not None and q.returncode == 0 and q.stdout.strip():
                 return int(q.stdout.split()[0]), None
-            if time.time() > deadline:
+            if self.now() > deadline:
                 return None, "sbatch kept failing: " + msg
             self.sbatch_retries += 1
             time.sleep(delay)
@@ -380,9 +384,13 @@ class PolicyRun:
                                max(1, int(math.ceil(sim.args.kill_ctld_at * len(sim.jobs)))))
             for job in sim.jobs:
                 target = self.t_start + shift + job.arrival / C
-                now = time.time()
-                if target > now and self.stop.wait(target - now):
-                    return
+                if self.clock:
+                    if not self.clock.wait_until(target, self.stop):
+                        return
+                else:
+                    now = time.time()
+                    if target > now and self.stop.wait(target - now):
+                        return
                 if job.idx == kill_idx and self.kill is None:
                     log("%s: killing slurmctld before job %d of %d (SIGKILL, harness restart --kill)"
                         % (self.policy, job.idx + 1, len(sim.jobs)))
@@ -416,10 +424,17 @@ class PolicyRun:
             return
         self.final.update(snap)
 
+    def now(self):
+        """Now on the world's clock (real time without --comm)."""
+        return self.clock.now() if self.clock else time.time()
+
+    def virtual(self, wall):
+        return self.clock.virtual(wall) if self.clock else wall
+
     def check_lost(self, queue):
         """A submitted job that neither squeue nor jobcomp knows for 20 s and
         that scontrol calls invalid is lost."""
-        now = time.time()
+        now = self.now()
         with self.lock:
             ids = list(self.jobid.values())
         for jid in ids:
@@ -455,7 +470,7 @@ class PolicyRun:
                               os.path.join(self.cluster.work, "log")))
 
     def progress(self, queue, force=False):
-        now = time.time()
+        now = self.now()
         tty = sys.stderr.isatty()
         every = 2.0 if tty else self.sim.args.progress_every
         if not force and now - self.last_progress < every:
@@ -522,9 +537,14 @@ class PolicyRun:
         """The runtime model's thread (--comm), before the first job."""
         sim = self.sim
         jobs = {self.job_name(j): (sim.comm[j.idx], self.work(j)) for j in sim.jobs}
+        os.makedirs(self.rates_dir, exist_ok=True)
+        if not sim.args.model_lags:
+            self.clock = Clock(os.path.join(self.rates_dir, "clock"),
+                               os.path.join(self.cluster.work, "run", "slurmctld.slurmpid"))
         self.live = LiveRates(self.rates_dir, sim.scorer, jobs, self.limits,
                               self.extend_limit, tick=sim.args.rate_tick,
-                              kill_slowed=sim.args.kill_slowed, lid=self.lid)
+                              kill_slowed=sim.args.kill_slowed, lid=self.lid,
+                              clock=self.clock)
         self.live.start()
 
     def stop_model(self):
@@ -532,6 +552,8 @@ class PolicyRun:
             return
         self.live.stop.set()
         self.live.join(60)
+        if self.clock:
+            self.clock.close()
         self.sim.scorer.save()
         if self.live.error:
             raise SimError("policy %s: the runtime model failed: %s"
@@ -562,13 +584,15 @@ class PolicyRun:
         planned = sim.jobs[-1].arrival / sim.compress
         longest = max(max(sim.args.min_sleep, j.runtime / sim.compress) for j in sim.jobs)
         timeout = sim.args.timeout or (3 * planned + 20 * longest + 300)
-        deadline = self.t_start + timeout
+        deadline = self.t_start + timeout  # on the world's clock
         th = threading.Thread(target=self.submit_loop, daemon=True)
         th.start()
         queue = {}
         try:
             while True:
                 time.sleep(sim.args.poll)
+                if self.clock and not self.clock.running.is_set():
+                    continue  # slurmctld is stopped: nothing to see
                 if self.submit_error:
                     raise self.submit_error
                 if self.live and self.live.error:
@@ -585,7 +609,7 @@ class PolicyRun:
                 self.progress(queue)
                 if q is not None and self.finished(queue):
                     break
-                if time.time() > deadline:
+                if self.now() > deadline:
                     self.cancel_rest(queue, timeout, th)
                     break
         finally:
@@ -668,12 +692,13 @@ class PolicyRun:
             d["state"], d["nodelist"], d["nodes"] = state, nodelist, nodes
             for key, v in (("submit", sub), ("start", st), ("end", en)):
                 d[key + "_wall"] = v
-                d[key] = None if v is None else round((v - self.t0) * C, 1)
+                # simulated time: the world's clock, from the first second
+                d[key] = None if v is None else round((self.virtual(v) - self.t0) * C, 1)
             if not d["nodelist"]:
                 # never started (cancelled while pending): no run, no wait
                 d["start"] = d["end"] = d["start_wall"] = d["end_wall"] = None
             elif sub is not None and st is not None:
-                d["wait"] = round(max(0.0, st - sub) * C, 1)
+                d["wait"] = round(max(0.0, self.virtual(st) - self.virtual(sub)) * C, 1)
             if jid in rl:
                 d["rlft"] = self.rlft_record(jid, rl[jid])
             if self.sim_isolates():
@@ -727,4 +752,6 @@ class PolicyRun:
                 "model": None if self.live is None else {
                     "rounds": self.live.rounds, "score_secs": round(self.live.score_secs, 1),
                     "limits_raised": self.live.extended, "held": self.live.held,
-                    "held_secs": round(self.live.held_secs, 1)}}
+                    "held_secs": round(self.live.held_secs, 1),
+                    "paused": self.clock.count if self.clock else None,
+                    "paused_secs": round(self.clock.total, 1) if self.clock else None}}

@@ -127,6 +127,9 @@ def _model_notes(rep, jobs_by_policy):
         if m:
             lines[-1] += "; model %d rounds, %.1f s scoring, %d limits raised" % (
                 m["rounds"], m["score_secs"], m["limits_raised"])
+            if m.get("paused") is not None:
+                lines[-1] += ", the world stopped %d times for it (%.1f real s)" % (
+                    m["paused"], m["paused_secs"])
             if m.get("held"):
                 held = rep["policies"][n].get("node_hours_held_share")
                 lines[-1] += (", %d jobs held %.1f real s for their first rate (%s of "

@@ -365,9 +365,12 @@ class LiveRates(threading.Thread):
     passes its time limit (not with kill_slowed)."""
 
     def __init__(self, directory, scorer, jobs, limits, extend, tick=0.2,
-                 kill_slowed=False, lid="none"):
+                 kill_slowed=False, lid="none", clock=None):
         super().__init__(daemon=True)
         self.dir = directory
+        # the world's clock (qftsim/clock.py): stopped while a round
+        # computes; None: real time, and a lagging model holds the jobs
+        self.clock = clock
         self.cache = CacheScorer(scorer, lid)
         self.model = RuntimeModel(self.cache)
         self.jobs = jobs
@@ -419,7 +422,7 @@ class LiveRates(threading.Thread):
                         self.held_secs += float(parts[2])
         with self.lock:
             late, self.slurm_ended = self.slurm_ended, []
-        now = time.time()
+        now = self.clock.now() if self.clock else time.time()
         for name in late:
             if name not in self.ended and name in self.started:
                 self.ended.add(name)
@@ -518,11 +521,17 @@ class LiveRates(threading.Thread):
         if not events:
             return
         t0 = time.time()
-        self.prefetch(events)
-        self.score_secs += time.time() - t0
-        self.rounds += 1
-        for name, j in self.apply(self.model, events).items():
-            self.publish(name, j)
+        if self.clock:
+            self.clock.pause()
+        try:
+            self.prefetch(events)
+            self.score_secs += time.time() - t0
+            self.rounds += 1
+            for name, j in self.apply(self.model, events).items():
+                self.publish(name, j)
+        finally:
+            if self.clock:
+                self.clock.resume()
         if not self.kill_slowed:
             self.check_limits()
 
@@ -537,7 +546,8 @@ class LiveRates(threading.Thread):
         to spare): 1.5 x the projection + 10 s, as the first limit."""
         for name, j in self.model.running.items():
             limit = self.limits.get(name)
-            run = j.end_time() - j.start
+            # Slurm counts the pauses in the job's run (its clock is real)
+            run = j.end_time() - j.start + (self.clock.paused_since(j.start) if self.clock else 0.0)
             if limit is not None and run + 15.0 > limit:
                 new = 1.5 * run + 10.0
                 if self.extend(name, new):
