@@ -353,6 +353,8 @@ check "--comm: 1-node jobs are not slowed" pyjson "$M/rlft/jobs.json" \
 # records on the world's clock are what the checks above read)
 check "--comm: the world stopped in each of the model's rounds" pyjson "$M/report.json" \
 	'(lambda m: m["rounds"] > 0 and m["paused"] == m["rounds"] and m["paused_secs"] > 0)(d["policies"]["rlft"]["model"])'
+check "--comm: a limit passing during a stop is not enforced at once (OverTimeLimit=5)" \
+	grep -q '^OverTimeLimit=5$' "$M/rlft/cluster/etc/slurm.conf"
 check "--lmc 2: rlft scored with LID choice pair, each job also on one LID" pyjson "$M/rlft/jobs.json" \
 	'd["summary"]["lid"] == "pair" and d["summary"]["lmc"] == 2 and all("hsd_alone_1lid" in j for j in d["jobs"] if "hsd_alone" in j)'
 check "--lmc 2: the score cache keys carry the choice, the LMC and the kept offsets" pyjson "$M/score-cache.json" \

@@ -216,7 +216,8 @@ def parse_args(argv):
     g.add_argument("--model-lags", action="store_true",
                    help="do not stop the world while the model computes (slurmctld "
                    "SIGSTOPped, the jobs' loops and the stream waiting): the jobs whose "
-                   "rate is late hold their nodes, as before stop 45 (docs/sim.md)")
+                   "rate is late hold their nodes, as before stop 45 (docs/sim.md); implied by "
+                   "--kill-slowed")
     g.add_argument("--rate-tick", type=float, default=0.2,
                    help="seconds between the model's looks at job starts and ends (default 0.2)")
     g = p.add_argument_group("time")
