@@ -31,7 +31,8 @@ class Clock:
         self.path = path                # the file advance.py reads
         self.pid_file = pid_file        # slurmctld's: stopped while paused
         self.lock = threading.Lock()
-        self.ends = []                  # real ends of the pauses, in order
+        self.starts = []                # real starts of the pauses, in order
+        self.ends = []                  # and their real ends
         self.before = []                # paused seconds up to each end
         self.vstarts = []               # each pause's start, on this clock
         self.paused_at = None
@@ -77,6 +78,7 @@ class Clock:
             now = time.time()
             self.total += now - self.paused_at
             self.vstarts.append(self.paused_at - (self.before[-1] if self.before else 0.0))
+            self.starts.append(self.paused_at)
             self.ends.append(now)
             self.before.append(self.total)
             self.count += 1
@@ -97,13 +99,10 @@ class Clock:
         with self.lock:
             i = bisect.bisect_right(self.ends, wall)
             v = wall - (self.before[i - 1] if i else 0.0)
-            if i < len(self.ends):
-                # inside the pause that ended at ends[i]?
-                start = self.ends[i] - (self.before[i] - (self.before[i - 1] if i else 0.0))
-                if wall > start:
-                    v -= wall - start
-            elif self.paused_at is not None and wall > self.paused_at:
-                v -= wall - self.paused_at
+            # inside pause i, or the one under way: its start
+            start = self.starts[i] if i < len(self.starts) else self.paused_at
+            if start is not None and wall > start:
+                v -= wall - start
             return v
 
     def paused_since(self, v):
