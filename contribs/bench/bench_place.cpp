@@ -196,6 +196,69 @@ void decisions_beside_isolated_jobs()
 	}
 }
 
+// PathPressure=yes (lib/place/pressure.hpp) costs job_test a count per
+// candidate and a second best fit per subtree: the same decisions with LID
+// offsets, beside 200 running jobs that span leaves (so that the pressure
+// is not 0), without and with it, in the same run; then job_begin and
+// job_fini (add and remove a running job), which keep its counts.
+void decisions_with_path_pressure()
+{
+	const char *tuple = "3;18,18,6;1,18,6;1,1,3";
+	std::printf("\nqft bench: path pressure, PGFT(%s) with LID offsets, 200 running jobs, one core\n",
+		    tuple);
+	const Fabric f = generate_pgft(Pgft::parse(tuple), GenOptions());
+	Tree t = Tree::from_fabric(f);
+	DModK r(f, t);
+	const uint32_t fill[] = {20, 2, 30, 4, 6, 40, 9, 12, 25, 1};
+	const uint32_t ask[] = {18, 36, 7, 100, 2, 54, 9, 72, 300, 5};
+	Micros off({1.0});
+	for (bool pressure : {false, true}) {
+		PlacementPolicy pol;
+		pol.lid_offsets = true;
+		pol.path_pressure = pressure;
+		Placer placer(f, t, r, pol);
+		PlacementRequest req;
+		req.eligible.assign(f.hosts().size(), true);
+		std::vector<uint32_t> ids;
+		std::vector<std::vector<HostOrd>> held;
+		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
+			req.nodes = fill[id % 10];
+			Placement p = placer.place(req);
+			if (p.outcome == Placement::placed) {
+				placer.add_running(id, p.chosen.hosts);
+				ids.push_back(id);
+				held.push_back(p.chosen.hosts);
+			}
+		}
+		std::vector<double> us, churn;
+		size_t placed = 0, quiet = 0;
+		for (int rep = 0; rep < 50; rep++)
+			for (uint32_t n : ask) {
+				req.nodes = n;
+				req.ended.assign(ids.begin(), ids.begin() + (rep % 2 ? 50 : 0));
+				auto t0 = Clock::now();
+				Placement p = placer.place(req);
+				us.push_back(us_since(t0));
+				placed += p.outcome == Placement::placed;
+				quiet += p.outcome == Placement::placed && p.chosen.quiet;
+			}
+		for (size_t i = 0; i < 50; i++) {
+			auto t0 = Clock::now();
+			placer.remove_running(ids[i]);
+			placer.add_running(ids[i], held[i]);
+			churn.push_back(us_since(t0));
+		}
+		const Micros m(us), c(churn);
+		if (!pressure)
+			off = m;
+		std::printf("  PathPressure=%s: %zu decisions (half as backfill's plan, 50 ended; %zu placed, "
+			    "%zu in the quietest subtrees): mean %.0f us (x%.2f), median %.0f us, p95 %.0f us; "
+			    "remove + add a running job: mean %.0f us\n",
+			    pressure ? "yes" : "no ", us.size(), placed, quiet, m.mean, m.mean / off.mean,
+			    m.median, m.p95, c.mean);
+	}
+}
+
 double ms_since(Clock::time_point t0)
 {
 	return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -316,6 +379,7 @@ int main()
 {
 	decisions_with_running_jobs();
 	decisions_beside_isolated_jobs();
+	decisions_with_path_pressure();
 	std::printf("\nqft bench: time under slurmctld's locks per job: job_test (place), "
 		    "job_begin (add_job + prediction), job_fini (remove_job)\n");
 	time_under_locks("3;18,18,14;1,18,9;1,1,2");

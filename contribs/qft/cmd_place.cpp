@@ -18,7 +18,7 @@ int cmd_place(int argc, char **argv)
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
 		   "--candidates", "--eligible", "--require", "--routing", "--lft", "--round-up",
 		   "--shapes", "--min-nodes"},
-		  {"--no-congestion", "--explain"});
+		  {"--no-congestion", "--explain", "--path-pressure"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
@@ -38,6 +38,11 @@ int cmd_place(int argc, char **argv)
 		throw UsageError{"--shapes " + shapes + ": expected products or blocks"};
 	pol.products = shapes == "products";
 	pol.round_up = uint32_t(args.number("--round-up", pol.round_up, 50));
+	// as select/rlft: with LMC > 0 any job may take offsets
+	pol.lid_offsets = f.lmc() > 0;
+	pol.path_pressure = args.has("--path-pressure");
+	if (pol.path_pressure && !pol.lid_offsets)
+		throw UsageError{"--path-pressure: the fabric has LMC 0 (it ranks for LID offsets)"};
 	Placer placer(f, m->need_tree(), m->router(), pol);
 
 	if (args.has("--running")) {

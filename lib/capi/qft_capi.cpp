@@ -643,6 +643,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 			pol.products = config->products != 0;
 			pol.round_up = config->round_up;
 			pol.lid_offsets = config->lid_offsets != 0;
+			pol.path_pressure = config->path_pressure != 0;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;

@@ -65,7 +65,7 @@ std::optional<Placer::Ahead> Placer::shape_ahead(const PlacementRequest &req,
 	std::sort(times.begin(), times.end());
 	times.erase(std::unique(times.begin(), times.end()), times.end());
 	// the shape at time t, if the hosts free by then hold one
-	Search s{req, std::vector<bool>(hosts, false), {}, {}, {}, 0};
+	Search s{req, std::vector<bool>(hosts, false), {}, {}, {}, 0, {}};
 	auto at = [&](double t) -> std::optional<Candidate> {
 		size_t free_count = 0;
 		for (HostOrd h = 0; h < hosts; h++) {

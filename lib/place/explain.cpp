@@ -13,9 +13,11 @@ std::string explain(const Placement &placement)
 		std::string label = c.label();
 		if (label.size() < 48)
 			label.resize(48, ' ');
-		char figures[160];
+		char figures[192], pressure[32] = "";
+		if (placement.by_pressure)
+			std::snprintf(pressure, sizeof(pressure), "path pressure %.2f, ", c.pressure);
 		std::snprintf(figures, sizeof(figures),
-			      " HSD %.3f (alone %.3f), %zu links shared, %llu free left%s\n",
+			      " %sHSD %.3f (alone %.3f), %zu links shared, %llu free left%s\n", pressure,
 			      c.hsd, c.hsd_alone, c.shared, (unsigned long long)c.free_left,
 			      c.congestion_free ? ", congestion-free by construction" : "");
 		out += "  " + label + figures;

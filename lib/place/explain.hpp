@@ -13,7 +13,8 @@
 namespace qft {
 
 // "  LABEL  HSD 1.000 (alone 1.000), 42 free left\n" per candidate of
-// placement.considered; empty when it holds none.
+// placement.considered, with the path pressure first when the placer
+// ranked by it; empty when it holds none.
 std::string explain(const Placement &placement);
 
 } // namespace qft

@@ -43,7 +43,8 @@ std::string Candidate::label() const
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
 	if (kind == PlacementKind::best_fit)
 		return cat("L", level, "-", subtree, " best fit, ", hosts.size(),
-			   " hosts (no aligned block was free)");
+			   quiet ? " hosts in the quietest subtrees (no aligned block was free)"
+				 : " hosts (no aligned block was free)");
 	std::string b; // ranges: 0-5,9
 	for (size_t i = 0; i < blocks.size(); i++) {
 		size_t j = i;
@@ -66,7 +67,7 @@ Placer::Placer(const Fabric &fabric, const Tree &tree, const Router &router,
 	  link_names_(std::string(router.name()) == "dmodk"), links_(tree.pgft()),
 	  every_links_(tree.pgft(), policy_.lid_offsets || !link_names_),
 	  isolated_links_(tree.pgft(), policy_.lid_offsets || !link_names_),
-	  player_(fabric, router), peaks_(fabric.port_count())
+	  pressure_(tree), player_(fabric, router), peaks_(fabric.port_count())
 {
 	if (policy_.sample_stages == 0)
 		fail(Status::invalid, "placement: sample_stages 0, expected at least 1");
@@ -257,16 +258,20 @@ void Placer::add_running(uint32_t job_id, const std::vector<HostOrd> &hosts)
 	// counts that cannot: a failed add leaves no hold behind (the C API
 	// catches the exception, and slurmctld goes on with this placer).
 	const auto it = jobs_.emplace(job_id, std::move(job)).first;
-	bool named = false;
+	bool named = false, every = false;
 	try {
 		if (link_names_) {
 			links_.add(it->second.placed, 1);
 			named = true;
 		}
 		every_links_.add(it->second.placed, 1);
+		every = true;
+		pressure_.add(it->second.placed, 1);
 	} catch (...) {
 		if (named)
 			links_.add(it->second.placed, -1);
+		if (every)
+			every_links_.add(it->second.placed, -1);
 		jobs_.erase(it);
 		throw;
 	}
@@ -303,6 +308,7 @@ void Placer::remove_running(uint32_t job_id)
 	if (link_names_)
 		links_.add(it->second.placed, -1);
 	every_links_.add(it->second.placed, -1);
+	pressure_.add(it->second.placed, -1);
 	for (const auto &[l, c] : it->second.peak)
 		background_[l] -= c;
 	for (HostOrd h : it->second.reserved)
@@ -455,7 +461,7 @@ void Placer::candidates_at(unsigned level, const Search &s, std::vector<Candidat
 }
 
 void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
-		  std::vector<uint64_t> &out) const
+		  std::vector<uint64_t> &out, const PathPressure *quiet) const
 {
 	// Chunks: the largest subtrees [lo, hi) divides into evenly (hosts at
 	// the bottom; a block of W_l hosts may be a run of leaves).
@@ -474,6 +480,9 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 		return;
 	}
 	const uint64_t chunks = size / c;
+	unsigned level = 1; // the chunks' level, for their pressure
+	while (tree_.subtree_hosts(level) < c)
+		level++;
 	std::vector<bool> taken(chunks, false);
 	auto free_of = [&](uint64_t i) { return counts.free_in(lo + i * c, lo + (i + 1) * c); };
 	// whole free chunks that fit, in tree order: they keep the job's
@@ -481,28 +490,43 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 	for (uint64_t i = 0; i < chunks && need; i++) {
 		uint32_t f = free_of(i);
 		if (f > 0 && f <= need && f == counts.present_in(lo + i * c, lo + (i + 1) * c)) {
-			fill(lo + i * c, lo + (i + 1) * c, f, counts, out);
+			fill(lo + i * c, lo + (i + 1) * c, f, counts, out, quiet);
 			taken[i] = true;
 			need -= f;
 		}
 	}
 	while (need) {
 		// the rest in the chunk with the fewest free hosts that holds it;
-		// if none does, the chunk with the most, and go on
+		// if none does, the chunk with the most, and go on. Quiet: the
+		// least pressure first, per free host where none holds it.
+		auto pressure = [&](uint64_t i) { return quiet ? quiet->at(level, lo / c + i) : 0u; };
+		auto better_fit = [&](uint64_t i, uint64_t than) {
+			if (pressure(i) != pressure(than))
+				return pressure(i) < pressure(than);
+			return free_of(i) < free_of(than);
+		};
+		auto more_room = [&](uint64_t i, uint64_t than) {
+			// P_i / free_i < P_than / free_than, in integers
+			const uint64_t a = uint64_t(pressure(i)) * free_of(than),
+				       b = uint64_t(pressure(than)) * free_of(i);
+			if (a != b)
+				return a < b;
+			return free_of(i) > free_of(than);
+		};
 		uint64_t fit = chunks, most = chunks;
 		for (uint64_t i = 0; i < chunks; i++) {
 			if (taken[i] || !free_of(i))
 				continue;
-			if (free_of(i) >= need && (fit == chunks || free_of(i) < free_of(fit)))
+			if (free_of(i) >= need && (fit == chunks || better_fit(i, fit)))
 				fit = i;
-			if (most == chunks || free_of(i) > free_of(most))
+			if (most == chunks || more_room(i, most))
 				most = i;
 		}
 		if (most == chunks)
 			fail(Status::internal, "placement: fill found ", need, " hosts too few");
 		uint64_t i = fit != chunks ? fit : most;
 		uint64_t take = std::min<uint64_t>(need, free_of(i));
-		fill(lo + i * c, lo + (i + 1) * c, take, counts, out);
+		fill(lo + i * c, lo + (i + 1) * c, take, counts, out, quiet);
 		taken[i] = true;
 		need -= take;
 	}
@@ -514,22 +538,32 @@ void Placer::best_fit_at(unsigned level, const Search &s, std::vector<Candidate>
 {
 	const Pgft &g = tree_.pgft();
 	const uint64_t m = tree_.subtree_hosts(level);
+	const size_t per = ranks_by_pressure() ? 2 : 1; // the tightest fill, the quietest
 	for (const auto &[free_total, sub] : subtrees_holding(level, s)) {
-		if (out.size() >= kWindowsPerSubtree)
+		if (out.size() >= kWindowsPerSubtree * per)
 			break;
-		std::vector<uint64_t> idx;
-		fill(sub * m, std::min(g.hosts(), (sub + 1) * m), s.req.nodes, s.counts, idx);
-		std::sort(idx.begin(), idx.end());
-		Candidate c;
-		c.kind = PlacementKind::best_fit;
-		c.level = level;
-		c.subtree = sub;
-		for (uint64_t j : idx)
-			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
-		if (!s.has_required(c.hosts))
-			continue;
-		c.free_left = free_total - s.req.nodes;
-		out.push_back(std::move(c));
+		std::vector<HostOrd> tightest;
+		for (bool quiet : {false, true}) {
+			if (quiet && !ranks_by_pressure())
+				break;
+			std::vector<uint64_t> idx;
+			fill(sub * m, std::min(g.hosts(), (sub + 1) * m), s.req.nodes, s.counts, idx,
+			     quiet ? &s.pressure_of(*this) : nullptr);
+			std::sort(idx.begin(), idx.end());
+			Candidate c;
+			c.kind = PlacementKind::best_fit;
+			c.level = level;
+			c.subtree = sub;
+			c.quiet = quiet;
+			for (uint64_t j : idx)
+				c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+			if (!s.has_required(c.hosts) || (quiet && c.hosts == tightest))
+				continue;
+			if (!quiet)
+				tightest = c.hosts;
+			c.free_left = free_total - s.req.nodes;
+			out.push_back(std::move(c));
+		}
 	}
 }
 
@@ -615,6 +649,8 @@ void Placer::score_candidates(const Search &s, std::vector<Candidate> &cands, st
 	auto routes = [&](Candidate &c) {
 		if (link_names_)
 			c.shared = links_.shared(tree_indexes(c.hosts));
+		if (ranks_by_pressure())
+			c.pressure = s.pressure_of(*this).of(tree_indexes(c.hosts));
 		try {
 			std::tie(c.hsd_alone, c.hsd) = score(c.hosts, share);
 			return true;
@@ -658,7 +694,7 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 		p.reason = cat(req.nodes, " nodes requested, ", eligible, " eligible");
 		return std::nullopt;
 	}
-	Search s{req, std::vector<bool>(hosts, false), {}, {}, {}, isolated_count_};
+	Search s{req, std::vector<bool>(hosts, false), {}, {}, {}, isolated_count_, {}};
 	// the running jobs taken as ended free their hosts and links
 	std::vector<uint32_t> held;
 	for (uint32_t id : req.ended) {
@@ -677,6 +713,11 @@ std::optional<Placer::Search> Placer::search_of(const PlacementRequest &req, Pla
 			s.every_links->add(it->second.placed, -1);
 			if (it->second.isolated)
 				s.isolated_links->add(it->second.placed, -1);
+		}
+		if (ranks_by_pressure()) {
+			if (!s.pressure)
+				s.pressure.emplace(pressure_);
+			s.pressure->add(it->second.placed, -1);
 		}
 		s.isolated -= it->second.isolated;
 	}
@@ -777,6 +818,9 @@ Placement Placer::place(const PlacementRequest &req) const
 		return p;
 	}
 	std::stable_sort(cands.begin(), cands.end(), [&](const Candidate &a, const Candidate &b) {
+		// the offsets move flows among a subtree's links, base LIDs do not
+		if (a.pressure != b.pressure)
+			return a.pressure < b.pressure;
 		if (policy_.rank_by_congestion && a.hsd != b.hsd)
 			return a.hsd < b.hsd;
 		if (a.shared != b.shared)
@@ -785,6 +829,7 @@ Placement Placer::place(const PlacementRequest &req) const
 	});
 	prove(cands.front()); // what the job is told; the others are not
 	p.outcome = Placement::placed;
+	p.by_pressure = ranks_by_pressure();
 	p.chosen = cands.front();
 	p.considered = std::move(cands);
 	return p;

@@ -23,7 +23,9 @@
 // subtree with the fewest free hosts that holds it, as cons_tres does with
 // Slurm's switches). Candidates are ranked by the congestion the
 // routing gives them (a sample of Shift stages, each link's load plus the
-// busiest load the running jobs put on it), then by the switch links they
+// busiest load the running jobs put on it; with LID offsets and
+// PathPressure=yes, after the path pressure, lib/place/pressure.hpp),
+// then by the switch links they
 // would share with the running jobs (lib/place/links.hpp), then by best fit
 // (the fewest free hosts left in the subtree), then by position.
 //
@@ -52,6 +54,7 @@
 
 #include "lib/fabric/fabric.hpp"
 #include "lib/place/links.hpp"
+#include "lib/place/pressure.hpp"
 #include "lib/route/router.hpp"
 #include "lib/score/stages.hpp"
 #include "lib/traffic/pattern.hpp"
@@ -93,6 +96,11 @@ struct PlacementPolicy {
 	// may move a flow to any up-link of the subtree it leaves; false: the
 	// links D-Mod-K names, where the routing is D-Mod-K.
 	bool lid_offsets = false;
+	// With lid_offsets: rank candidates by the path pressure they meet
+	// (lib/place/pressure.hpp) before the congestion score, which plays
+	// base LIDs only, and give each best fit a second candidate in the
+	// quietest subtrees (qft.conf PathPressure=yes). Off by default.
+	bool path_pressure = false;
 };
 
 // A job's predicted congestion alone (seed 000 section VII: the average
@@ -164,6 +172,11 @@ struct Candidate {
 	// Switch links that running jobs use too (lib/place/links.hpp; 0
 	// when the routing is not D-Mod-K, whose link names it counts).
 	size_t shared = 0;
+	// With PlacementPolicy::path_pressure: the running jobs' traffic its
+	// flows meet out of the subtrees it spans (lib/place/pressure.hpp),
+	// and whether a best fit took the quietest subtrees, not the tightest.
+	double pressure = 0;
+	bool quiet = false;
 	std::string label() const;  // "L2-3 blocks 4-5 of 18 (aligned)"
 };
 
@@ -171,6 +184,7 @@ struct Placement {
 	enum Outcome { placed, not_now, never } outcome = never;
 	Candidate chosen;
 	std::vector<Candidate> considered; // scored, best first
+	bool by_pressure = false;          // ranked by path pressure first
 	std::string reason;                // for not_now / never
 };
 
@@ -248,6 +262,12 @@ public:
 	Prediction predict(const std::vector<HostOrd> &ranks) const;
 
 	const PlacementPolicy &policy() const { return policy_; }
+	// Candidates ranked by path pressure first (policy path_pressure, and
+	// offsets to move flows with).
+	bool ranks_by_pressure() const
+	{
+		return policy_.path_pressure && policy_.lid_offsets && policy_.rank_by_congestion;
+	}
 	// What the placer plays, and on what: for lib/lid's choice of a
 	// placed job's LIDs, judged on the prediction's stages.
 	const Pattern &pattern() const { return *pattern_; }
@@ -291,6 +311,13 @@ private:
 		// placer's own (no job ended)
 		std::optional<LinkUse> isolated_links, every_links;
 		size_t isolated = 0; // isolated jobs still running
+		// the path pressure without req.ended's jobs; empty: the
+		// placer's own
+		std::optional<PathPressure> pressure;
+		const PathPressure &pressure_of(const Placer &p) const
+		{
+			return pressure ? *pressure : p.pressure_;
+		}
 	};
 	// Digits of level l, for the product search and hulls: m_l on a PGFT,
 	// S_l / S_{l-1} on a QFT (its level-(l-1) QFT sub-trees in a level-l
@@ -366,9 +393,12 @@ private:
 	void near_products(const Search &s, const std::vector<uint64_t> &leaves, uint32_t n,
 			   std::vector<Candidate> &out) const;
 	// Free hosts (tree indexes) of [lo, hi) for `need`, best fit down
-	// the tree; the range must hold that many free hosts.
+	// the tree; the range must hold that many free hosts. With `quiet`,
+	// the part no whole free subtree takes goes to the subtree of least
+	// path pressure that holds it, not the tightest (where none holds
+	// it, the least pressure per free host, not the most free hosts).
 	void fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
-		  std::vector<uint64_t> &out) const;
+		  std::vector<uint64_t> &out, const PathPressure *quiet = nullptr) const;
 	std::vector<HostOrd> reserve_of(const std::vector<HostOrd> &hosts) const;
 	// The smallest product holding `idx` (digits used at each level), if it
 	// has at most round_up% more hosts: a near product's whole shape.
@@ -406,6 +436,7 @@ private:
 	// offsets): every running job's, and the isolated jobs' alone.
 	LinkUse every_links_, isolated_links_;
 	size_t isolated_count_ = 0;
+	PathPressure pressure_; // the running jobs' traffic out of each subtree
 	// Scratch of every play (slurmctld calls the placer under its locks,
 	// one call at a time).
 	mutable StagePlayer player_;

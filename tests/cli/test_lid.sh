@@ -47,4 +47,19 @@ expect_fail 2 "not with --lid-offset" -- \
 	"$QFT" score --fabric "$TMP/f.json" --hosts "$job" --lid pair --lid-offset 1
 expect_fail 2 "--lid stripe scores one job" -- \
 	"$QFT" score --fabric "$TMP/f.json" --hosts "$job" --lid stripe --json
+# qft place --path-pressure (qft.conf PathPressure=yes): beside a job that
+# spans leaves 0 and 1 and two jobs inside leaves 2 and 3, 4 nodes (no
+# leaf holds them) go to leaves 2 and 3, whose running jobs send nothing
+# out; without it, the tightest fit in leaves 0 and 1.
+"$QFT" gen pgft "2;4,4;1,4;1,1" --lmc 2 -o "$TMP/p.json" 2>/dev/null
+"$QFT" gen pgft "2;4,4;1,4;1,1" -o "$TMP/p0.json" 2>/dev/null
+printf 'n[0001-0002,0005-0006]\nn[0009-0010]\nn[0013-0014]\n' >"$TMP/running"
+placed() { "$QFT" place --fabric "$TMP/p.json" --running "$TMP/running" --nodes 4 "$@" | sed -n 's/^placed 4 nodes: //p'; }
+expect_eq "place, the tightest fit" "$(placed)" "n[0003-0004,0007-0008]"
+expect_eq "place --path-pressure, the quietest leaves" "$(placed --path-pressure)" "n[0011-0012,0015-0016]"
+expect_eq "--explain gives each candidate's pressure" \
+	"$("$QFT" place --fabric "$TMP/p.json" --running "$TMP/running" --nodes 4 --path-pressure --explain |
+		grep -o 'quietest subtrees.*path pressure [0-9.]*\|path pressure [0-9.]*' | sed 's/.*path pressure //' | paste -sd,)" "0.00,2.00"
+expect_fail 2 "the fabric has LMC 0" -- \
+	"$QFT" place --fabric "$TMP/p0.json" --running "$TMP/running" --nodes 4 --path-pressure
 finish

@@ -711,6 +711,79 @@ void best_fit_when_no_block_is_free(void **)
 	assert_true(q.chosen.hosts == want4);
 }
 
+// Path pressure (lib/place/pressure.hpp): the running jobs' hosts in each
+// subtree they span out of, and a candidate's weighted sum of it.
+void path_pressure_counts_traffic_out_of_subtrees(void **)
+{
+	World w(Remainder::exact, "3;4,2,3;1,4,2;1,1,1"); // leaves of 4, pods of 8
+	PathPressure pr(*w.tree);
+	pr.add({0, 1, 4}, 1);        // leaves 0 and 1, one pod: level 1 only
+	pr.add({8, 9}, 1);           // one leaf: nothing leaves it
+	pr.add({12, 13, 14, 16}, 1); // leaves 3 and 4, pods 1 and 2
+	assert_int_equal(pr.at(1, 0), 2);
+	assert_int_equal(pr.at(1, 1), 1);
+	assert_int_equal(pr.at(1, 2), 0);
+	assert_int_equal(pr.at(1, 3), 3);
+	assert_int_equal(pr.at(1, 4), 1);
+	assert_int_equal(pr.at(2, 0), 0);
+	assert_int_equal(pr.at(2, 1), 3);
+	assert_int_equal(pr.at(2, 2), 1);
+	// hosts 2, 3 (leaf 0: 2 x 2/4) and 10 (leaf 2: 0), in pods 0 and 1:
+	// pods 0 (2 hosts, 0/8) and 1 (1 host, 3/8)
+	assert_true(std::fabs(pr.of({2, 3, 10}) - (1.0 + 3.0 / 8)) < 1e-12);
+	assert_true(pr.of({2, 3}) == 0); // one leaf
+	pr.add({12, 13, 14, 16}, -1);
+	pr.add({0, 1, 4}, -1);
+	for (unsigned l = 1; l <= 2; l++)
+		for (uint64_t y = 0; y < 24 / w.tree->subtree_hosts(l); y++)
+			assert_int_equal(pr.at(l, y), 0);
+}
+
+// With LID offsets and PathPressure, a best fit keeps off the leaves whose
+// running jobs send out of them; without either, the tightest fit as before.
+void best_fit_keeps_off_busy_subtrees(void **)
+{
+	auto busy = [](World &w) {
+		w.placer->add_running(1, {0, 1, 4, 5}); // leaves 0 and 1: pressure 2 each
+		w.placer->add_running(2, {8, 9});       // leaf 2 alone
+		w.placer->add_running(3, {12, 13});     // leaf 3 alone
+	};
+	const std::vector<HostOrd> tightest = {2, 3, 6, 7}, quietest = {10, 11, 14, 15};
+	for (int on = 0; on < 4; on++) {
+		World w(Remainder::exact, "2;4,4;1,4;1,1");
+		PlacementPolicy pol;
+		pol.lid_offsets = on & 1;
+		pol.path_pressure = on & 2;
+		w.set_policy(pol);
+		busy(w);
+		const Placement p = w.place(4); // no leaf holds 4: a best fit
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_true(p.chosen.kind == PlacementKind::best_fit);
+		if (on != 3) {
+			assert_true(p.chosen.hosts == tightest);
+			assert_int_equal(p.considered.size(), 1);
+			continue;
+		}
+		assert_true(p.chosen.hosts == quietest);
+		assert_true(p.chosen.quiet && p.chosen.pressure == 0);
+		assert_non_null(strstr(p.chosen.label().c_str(), "quietest"));
+		assert_int_equal(p.considered.size(), 2); // the tightest, ranked second
+		assert_true(p.considered[1].hosts == tightest);
+		assert_true(std::fabs(p.considered[1].pressure - 2.0) < 1e-12);
+		// backfill's plan with job 1 ended: no pressure left, the tightest
+		PlacementRequest req;
+		req.nodes = 4;
+		req.eligible.assign(w.fabric.hosts().size(), true);
+		req.ended = {1};
+		const Placement q = w.placer->place(req);
+		assert_int_equal(q.outcome, Placement::placed);
+		assert_true(q.chosen.pressure == 0);
+		w.placer->remove_running(1);
+		const Placement r = w.place(4);
+		assert_true(r.chosen.hosts == q.chosen.hosts);
+	}
+}
+
 // --- degraded fabrics --------------------------------------------------------
 
 // PGFT(2;4,4;1,4;1,1) with cables cut (see tests/unit/degraded.hpp): leaf 3
@@ -1015,6 +1088,8 @@ int main(void)
 		cmocka_unit_test(scattered_whole_blocks_when_no_run_is_free),
 		cmocka_unit_test(candidates_are_in_tree_order),
 		cmocka_unit_test(best_fit_when_no_block_is_free),
+		cmocka_unit_test(path_pressure_counts_traffic_out_of_subtrees),
+		cmocka_unit_test(best_fit_keeps_off_busy_subtrees),
 		cmocka_unit_test(scratch_is_clean_after_unroutable),
 		cmocka_unit_test(unroutable_candidates_are_skipped),
 		cmocka_unit_test(unplaced_hosts_are_never_placed),

@@ -238,6 +238,9 @@ typedef struct qft_placer_config {
 	int lid_offsets;        /* jobs may take LID offsets (LMC > 0, a LID
 				 * choice): isolation keeps whole subtrees
 				 * apart (qft_placer_isolate_job) */
+	int path_pressure;      /* with lid_offsets: rank candidates by the
+				 * running jobs' traffic out of the subtrees
+				 * they span (qft.conf PathPressure=) */
 } qft_placer_config_t;
 
 /* A job's predicted congestion alone, for the placer's pattern: the hot-spot

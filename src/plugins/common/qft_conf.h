@@ -56,6 +56,9 @@ typedef struct {
 	char *pattern;              /* Pattern=, default shift */
 	uint32_t sample_stages;     /* SampleStages=, default 32 */
 	bool rank_by_congestion;    /* RankByCongestion=yes|no, default yes */
+	bool path_pressure;         /* PathPressure=yes|no, default no: at
+				     * LMC > 0 rank candidates by the running
+				     * jobs' traffic out of their subtrees */
 	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
 	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
 	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 0: no cap */

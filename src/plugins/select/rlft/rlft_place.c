@@ -306,7 +306,7 @@ static bool _same_placer(const qft_conf_t *c, uint64_t sig)
 	       c->reserve_remainder == rconf.reserve_remainder && c->products == rconf.products &&
 	       c->round_up == rconf.round_up && c->sample_stages == rconf.sample_stages &&
 	       c->rank_by_congestion == rconf.rank_by_congestion &&
-	       !xstrcmp(c->pattern, rconf.pattern);
+	       c->path_pressure == rconf.path_pressure && !xstrcmp(c->pattern, rconf.pattern);
 }
 
 static void _say_settings(bool own, const char *kept)
@@ -319,7 +319,7 @@ static void _say_settings(bool own, const char *kept)
 	     rconf.shape_wait && rconf.shape_wait_from_decline ? " from the first declined start" : "",
 	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
-	     rconf.rank_by_congestion ? "by congestion then best fit" : "by best fit",
+	     rconf.rank_by_congestion ? rconf.path_pressure ? "by path pressure (at LMC > 0), congestion, then best fit" : "by congestion then best fit" : "by best fit",
 	     _pattern(), kept);
 }
 
@@ -357,6 +357,7 @@ static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own,
 		.round_up = fresh_conf->round_up,
 		/* with LMC > 0 any job may take offsets (--qft-lid) */
 		.lid_offsets = fresh->ops->fabric_lmc(fresh->fabric) > 0,
+		.path_pressure = fresh_conf->path_pressure,
 	};
 
 	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
