@@ -296,7 +296,10 @@ class TestClock(unittest.TestCase):
                 self.assertFalse(c.running.is_set())
                 time.sleep(0.3)
                 w1 = time.time()
+                # what the poller holds against the timeout when a round hangs
+                self.assertAlmostEqual(c.paused_for(), 0.4, delta=0.05)
                 c.resume()
+                self.assertEqual(c.paused_for(), 0.0)
                 self.assertNotEqual(self.proc_state(daemon.pid), "T")
                 time.sleep(0.1)
                 w2 = time.time()

@@ -112,6 +112,11 @@ class Clock:
             k = bisect.bisect_left(self.vstarts, v)
             return self.total - (self.before[k - 1] if k else 0.0)
 
+    def paused_for(self):
+        """Real seconds the pause under way has lasted (0: running)."""
+        with self.lock:
+            return 0.0 if self.paused_at is None else time.time() - self.paused_at
+
     def now(self):
         return self.virtual(time.time())
 

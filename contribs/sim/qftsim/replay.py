@@ -605,7 +605,16 @@ class PolicyRun:
             while True:
                 time.sleep(sim.args.poll)
                 if self.clock and not self.clock.running.is_set():
-                    continue  # slurmctld is stopped: nothing to see
+                    # slurmctld is stopped: nothing to see, unless the
+                    # model's round hangs (the world's deadline never comes)
+                    hung = self.clock.paused_for()
+                    if hung > timeout:
+                        self.clock.close()  # slurmctld continues, to be torn down
+                        raise SimError("policy %s: one round of the runtime model has run "
+                                       "%.0f real s, more than the policy's timeout (%.0f s, "
+                                       "--timeout); the world was stopped for it"
+                                       % (self.policy, hung, timeout))
+                    continue
                 if self.submit_error:
                     raise self.submit_error
                 if self.live and self.live.error:
