@@ -133,6 +133,23 @@ void decisions_with_running_jobs()
 	}
 }
 
+// 200 running jobs of sizes fill[id % 10], placed by `placer` itself: their
+// ids, and their hosts into `held` when given.
+void run_jobs(Placer &placer, PlacementRequest &req, const uint32_t (&fill)[10],
+	      std::vector<uint32_t> &ids, std::vector<std::vector<HostOrd>> *held)
+{
+	for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
+		req.nodes = fill[id % 10];
+		Placement p = placer.place(req);
+		if (p.outcome != Placement::placed)
+			continue;
+		placer.add_running(id, p.chosen.hosts);
+		ids.push_back(id);
+		if (held)
+			held->push_back(p.chosen.hosts);
+	}
+}
+
 // Isolation (docs/isolation.md) costs job_test a link count per candidate:
 // the same decisions as above on the 1944-host tree, beside 200 running jobs
 // of which every tenth is isolated (LMC 0 and with LID offsets), asked
@@ -155,14 +172,7 @@ void decisions_beside_isolated_jobs()
 		PlacementRequest req;
 		req.eligible.assign(f.hosts().size(), true);
 		std::vector<uint32_t> ids;
-		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
-			req.nodes = fill[id % 10];
-			Placement p = placer.place(req);
-			if (p.outcome == Placement::placed) {
-				placer.add_running(id, p.chosen.hosts);
-				ids.push_back(id);
-			}
-		}
+		run_jobs(placer, req, fill, ids, nullptr);
 		auto time = [&](bool isolate, size_t ended) {
 			std::vector<double> us;
 			size_t placed = 0;
@@ -221,15 +231,7 @@ void decisions_with_path_pressure()
 		req.eligible.assign(f.hosts().size(), true);
 		std::vector<uint32_t> ids;
 		std::vector<std::vector<HostOrd>> held;
-		for (uint32_t id = 1; placer.running() < 200 && id < 1000; id++) {
-			req.nodes = fill[id % 10];
-			Placement p = placer.place(req);
-			if (p.outcome == Placement::placed) {
-				placer.add_running(id, p.chosen.hosts);
-				ids.push_back(id);
-				held.push_back(p.chosen.hosts);
-			}
-		}
+		run_jobs(placer, req, fill, ids, &held);
 		std::vector<double> us, churn;
 		size_t placed = 0, quiet = 0;
 		for (int rep = 0; rep < 50; rep++)
