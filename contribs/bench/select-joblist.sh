@@ -169,7 +169,7 @@ for config in ${QFT_BENCH_CONFIGS:-tree rlft}; do
 		wl=$w.flags.log
 		row "WILL_RUN (shape search)" "$(us "$wl" "WILL_RUN shape search took" took)"
 		row "RUN_NOW placed" "$(us "$wl" "placed in" "placed in")"
-		row "RUN_NOW declined (not now)" "$(us "$wl" "not now: a congestion-free" "\\(")"
+		row "RUN_NOW declined (not now)" "$(us "$wl" "not now: a " "\\(")"
 		row "free times (rlft_free_at)" "$(us "$wl" "free times" "free times")"
 		wl=$w.window.log
 		row "RUN_NOW placed (no flags)" "$(us "$wl" "placed in" "placed in")"

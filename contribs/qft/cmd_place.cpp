@@ -77,7 +77,9 @@ int cmd_place(int argc, char **argv)
 	std::printf("placed %zu nodes: %s\n%s%s\npredicted %s HSD %.3f with %zu running jobs "
 		    "(%.3f alone), %zu switch links shared with them, %zu candidates\n",
 		    names.size(), hostlist_compress(names).c_str(), p.chosen.label().c_str(),
-		    p.chosen.congestion_free ? ", congestion-free by construction" : "",
+		    p.chosen.congestion_free ? ", congestion-free by construction"
+		    : p.chosen.offset_shape  ? ", whole leaves of one level-2 subtree (for the offsets)"
+					     : "",
 		    pol.pattern.c_str(), p.chosen.hsd, placer.running(), p.chosen.hsd_alone,
 		    p.chosen.shared, p.considered.size());
 	if (args.has("--explain"))

@@ -685,6 +685,7 @@ void tell_placement(told_placement &t, qft_placement_t *out)
 	out->contiguous = p.chosen.contiguous;
 	out->shape = p.chosen.shape.c_str();
 	out->congestion_free = p.chosen.congestion_free;
+	out->offset_shape = p.chosen.offset_shape;
 	out->label = t.label.c_str();
 	out->reason = p.reason.c_str();
 	out->explain = t.explain.c_str();
@@ -924,7 +925,8 @@ int qft_shape_decline(const qft_placement_t *now, double ahead_at)
 {
 	return guard_or<int>(__func__, 0, [&] {
 		return now && now->outcome == QFT_PLACED &&
-		       qft::decline_for_shape(now->congestion_free != 0, now->count, ahead_at);
+		       qft::decline_for_shape(now->congestion_free || now->offset_shape,
+					       now->count, ahead_at);
 	});
 }
 

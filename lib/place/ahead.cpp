@@ -6,7 +6,9 @@
 // Only existence and place matter here, so nothing is scored: a product
 // (or two leaves, or whole aligned blocks) that prove() passes is
 // congestion-free whoever runs beside it, since two disjoint products share
-// no link.
+// no link. With LID offsets, whole leaves of one level-2 subtree count too
+// (Candidate::offset_shape): measured, not proven, and beside running jobs
+// whose offsets may cross the subtree's links.
 
 #include <algorithm>
 #include <cmath>
@@ -16,7 +18,7 @@
 
 namespace qft {
 
-std::optional<Candidate> Placer::first_congestion_free(const Search &s) const
+std::optional<Candidate> Placer::first_shape(const Search &s) const
 {
 	const Pgft &g = tree_.pgft();
 	std::vector<Candidate> cands;
@@ -34,10 +36,15 @@ std::optional<Candidate> Placer::first_congestion_free(const Search &s) const
 	size_t proofs = 0;
 	for (Candidate &c : cands) {
 		if (c.kind != PlacementKind::product && c.kind != PlacementKind::two_leaves &&
-		    c.kind != PlacementKind::aligned)
+		    c.kind != PlacementKind::aligned && !offset_shape(c))
 			continue;
 		if (!s.has_required(c.hosts))
 			continue;
+		if (offset_shape(c)) {
+			// no proof to pay for: its kind and place say it
+			c.offset_shape = true;
+			return std::move(c);
+		}
 		prove(c);
 		if (c.congestion_free)
 			return std::move(c);
@@ -79,7 +86,7 @@ std::optional<Placer::Ahead> Placer::shape_ahead(const PlacementRequest &req,
 			if (r >= hosts || !s.free[r])
 				return std::nullopt;
 		count_free(s);
-		return first_congestion_free(s);
+		return first_shape(s);
 	};
 	// More free hosts rarely lose a shape: the latest time first (none
 	// there, none at all), then a binary search for the earliest. Where

@@ -589,8 +589,16 @@ Candidate Placer::tree_order_candidate(const Search &s) const
 	return c;
 }
 
+bool Placer::offset_shape(const Candidate &c) const
+{
+	return policy_.lid_offsets && c.level == 2 &&
+	       (c.kind == PlacementKind::aligned || c.kind == PlacementKind::unaligned) &&
+	       c.block >= tree_.subtree_hosts(1);
+}
+
 void Placer::prove(Candidate &c) const
 {
+	c.offset_shape = offset_shape(c);
 	const Pgft &g = tree_.pgft();
 	const std::vector<uint64_t> idx = tree_indexes(c.hosts);
 	if (std::string(router_.name()) == "qft") {

@@ -166,6 +166,18 @@ struct Candidate {
 	// (lib/place/qft_runs.hpp: checked exhaustively, not proven). Set for
 	// the chosen candidate only.
 	bool congestion_free = false;
+	// With LID offsets (PlacementPolicy::lid_offsets): whole leaves of one
+	// level-2 subtree (aligned or unaligned blocks of a leaf's hosts),
+	// which the pair choice made congestion-free at the start for 86 of
+	// 92 jobs of 19-64 nodes and 67 of 80 of 65-256, against 26 of 81 and
+	// 4 of 98 across pods (docs/lid-offsets.md "Placing for the
+	// offsets"): a Shift stage there is a bipartite multigraph between
+	// leaves of degree <= m_1, which a list edge colouring routes free
+	// when the offsets reach as many up-links (Galvin). Not a proof: the
+	// offsets may reach fewer (2^LMC < w_2 p_2). What ShapeWait= waits
+	// for at LMC > 0 beside the proven shapes; set for the chosen
+	// candidate and shape_ahead()'s.
+	bool offset_shape = false;
 	double hsd = 0;             // sampled, with the running jobs' loads
 	double hsd_alone = 0;
 	uint64_t free_left = 0;     // free hosts left in the subtree
@@ -207,6 +219,8 @@ public:
 	// which the hosts free by then hold a product, two leaves or aligned
 	// blocks that prove congestion-free (unscored: only whether and
 	// where), by a binary search over the times (lib/place/ahead.cpp).
+	// With LID offsets, whole leaves of one level-2 subtree count too
+	// (Candidate::offset_shape).
 	// Costs about log2(times) + 1 product searches, no traffic played.
 	struct Ahead {
 		double at = 0;   // seconds from now
@@ -341,8 +355,11 @@ private:
 	std::optional<Search> search_of(const PlacementRequest &req, Placement &p) const;
 	// Fills s.counts from s.free and the request's eligible hosts.
 	void count_free(Search &s) const;
-	// The first congestion-free shape on s.free, proven, unscored.
-	std::optional<Candidate> first_congestion_free(const Search &s) const;
+	// The first congestion-free shape on s.free, proven, unscored; with
+	// LID offsets an offset shape too (Candidate::offset_shape).
+	std::optional<Candidate> first_shape(const Search &s) const;
+	// Candidate::offset_shape's test: kind, level and block size only.
+	bool offset_shape(const Candidate &c) const;
 	// Level-l subtrees with at least N free hosts: (free hosts, subtree),
 	// tightest first.
 	std::vector<std::pair<uint32_t, uint64_t>> subtrees_holding(unsigned level,
@@ -410,7 +427,8 @@ private:
 	template <typename Visit>
 	void play(const std::vector<HostOrd> &ranks, size_t stages, Visit visit) const;
 	// Sets the candidate's congestion_free (for the chosen one only: the
-	// proof is O(h N s), and job_test runs it under slurmctld's locks).
+	// proof is O(h N s), and job_test runs it under slurmctld's locks)
+	// and offset_shape.
 	void prove(Candidate &c) const;
 	// Keeps the best fitting max_candidates, scores them and drops the
 	// unroutable ones (why: the first message).

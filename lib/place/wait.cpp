@@ -37,10 +37,10 @@ double shape_left(const WaitingJob &job, double wait, std::time_t now)
 	return waited > 0 ? wait - waited : wait;
 }
 
-bool decline_for_shape(bool now_congestion_free, std::size_t now_hosts, double ahead_at)
+bool decline_for_shape(bool now_shape, std::size_t now_hosts, double ahead_at)
 {
 	// one host uses no switch link: nothing to wait for
-	return !now_congestion_free && now_hosts > 1 && ahead_at > 0;
+	return !now_shape && now_hosts > 1 && ahead_at > 0;
 }
 
 bool isolation_in_play(bool asks_isolation, std::size_t isolated_running, uint32_t max_nodes)

@@ -49,12 +49,13 @@ double shape_wait(const WaitingJob &job, const ShapeWaitRule &rule);
 // job may wait no longer.
 double shape_left(const WaitingJob &job, double wait, std::time_t now);
 
-// Whether a start now is declined for a shape: the placement now congests
-// (not proven congestion-free) and spans more than one host, and a
-// congestion-free shape is due later, at `ahead_at` seconds from now
+// Whether a start now is declined for a shape: the placement now is no
+// shape (not proven congestion-free, nor with LID offsets whole leaves of
+// one level-2 subtree: Candidate::offset_shape) and spans more than one
+// host, and a shape is due later, at `ahead_at` seconds from now
 // (negative: none within what is left of the wait). A shape free now is
-// not waited for: the placer would have taken it.
-bool decline_for_shape(bool now_congestion_free, std::size_t now_hosts, double ahead_at);
+// not waited for: the placer would have taken it (blocks before best fit).
+bool decline_for_shape(bool now_shape, std::size_t now_hosts, double ahead_at);
 
 // Isolation (--qft-isolate, docs/isolation.md) is in play for a job when
 // it asks it, or when an isolated job runs and the job may span hosts (a

@@ -20,7 +20,11 @@
 #      job's table goes when the job ends. A late worker (LidTestDelay=,
 #      tests only) past LidTableWait= decides base LIDs for the job, and
 #      says why. A slurmctld restarted with a table pending chooses again. Without HostFileDir= no job gets a choice (it could not
-#      reach the nodes), said once.
+#      reach the nodes), said once. ShapeWait=100 at LMC 2: with no leaf
+#      whole free, a job of -n 20 (one CPU per node) that is not
+#      congestion-free now waits for whole leaves (Candidate::offset_shape),
+#      due when a 2-minute job ends, and takes them once that job ends; a
+#      1-minute one (a wait of 60 s) starts now.
 #   4. End to end with Debian's real slurmd (--real-nodes, 4 nodes): seed
 #      001's example (N3, N5, N6, N9 of 18 hosts, 3 roots, LMC 2) with the
 #      SPANK plugin in plugstack.conf (dir= HostFileDir): sbatch
@@ -263,6 +267,34 @@ done
 expect_eq "no HostFileDir=: said once, not per job" \
 	"$(grep -c 'LidChoice=auto without HostFileDir=: no LID choice for any job' "$LOG")" 1
 "$BIN/scancel" "$k" "$l"
+# ShapeWait= at LMC > 0: whole leaves are a shape to wait for. Q holds 10
+# positions of leaves 1-17, shifted by one per leaf, R (a 2-minute limit)
+# positions 0-9 of leaf 0: every leaf has 8 free hosts, at other positions
+# from leaf to leaf, so a 20-node job takes parts of three leaves.
+conf $'ShapeWait=100\n'
+"$BIN/scontrol" reconfigure
+sleep 2
+name_at() { sed -n "$(($1 + 1))p" "$T/nodes"; }
+qhosts=$(for l in $(seq 1 17); do for k in $(seq 0 9); do name_at $((18 * l + (l + k) % 18)); done; done | paste -sd,)
+rhosts=$(for k in $(seq 0 9); do name_at "$k"; done | paste -sd,)
+sq=$(run_one 170 -w "$qhosts" --time=60)
+sr=$(run_one 10 -w "$rhosts" --time=2)
+now=$(run_one 1-30 -n 20 --time=1)
+expect_eq "ShapeWait at LMC 2: -n 20, 1 minute (R ends after its wait): starts now" "$("$BIN/squeue" -h -j "$now" -o '%T %D')" "RUNNING 20"
+expect_eq "on three leaves' parts: not congestion-free" "$(envof "$now" QFT_CONGESTION_FREE)" no
+"$BIN/scancel" "$now"
+sleep 2
+sw=$(submit_recording "$W" "$T/jobs" 1-30 -n 20 --time=10)
+sleep 6
+expect_eq "ShapeWait at LMC 2: the 10-minute job waits" "$("$BIN/squeue" -h -j "$sw" -o %T)" PENDING
+check "for whole leaves, due at R's end" \
+	grep -q "select/rlft: JobId=$sw waits for a whole-leaf unaligned (20 nodes) due in .* within its ShapeWait of 600 s" "$LOG"
+"$BIN/scancel" "$sr"
+wait_running "$W" "$sw"
+expect_eq "R ended: it runs on leaf 0 whole and 2 hosts more" \
+	"$(job_nodes "$W" "$sw" | tr , '\n' | grep -cxF -f <(for k in $(seq 0 17); do name_at "$k"; done))" 18
+check "and waited for them: QFT_SHAPE_WAITED" test -n "$(envof "$sw" QFT_SHAPE_WAITED)"
+"$BIN/scancel" "$sq" "$sw"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 
 # --- 4. real slurmd, the SPANK plugin, the interposer ----------------------

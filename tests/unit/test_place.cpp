@@ -10,6 +10,7 @@
 #include "lib/model/model.hpp"
 #include "lib/common/random.hpp"
 #include "lib/place/placement.hpp"
+#include "lib/place/wait.hpp"
 #include "lib/route/dmodk.hpp"
 #include "lib/score/score.hpp"
 #include "lib/tree/generate.hpp"
@@ -568,6 +569,66 @@ void the_earliest_shape_ahead(void **)
 	assert_true(a.has_value() && a->at == 50);
 }
 
+// ShapeWait= at LMC > 0 (Candidate::offset_shape): 40 hosts on the
+// 1944-host tree. Free now: positions 0-4 of leaf 0, 0-5 of leaf 1, ...,
+// 0-9 of leaf 5 (pod 0), so the placer takes part of a level-3 block
+// across shared leaves, no product; at 100 s leaves 20-22 of
+// pod 1 free whole: two whole leaves and 4 hosts of a third, an unaligned
+// block candidate that no proof covers. Only with LID offsets is it a shape
+// to wait for, and once it is free the placer takes it and does not wait.
+void whole_leaves_are_a_shape_with_offsets(void **)
+{
+	World w;
+	const size_t n = w.fabric.hosts().size();
+	std::vector<double> free_at(n, INFINITY);
+	for (HostOrd h = 0; h < n; h++) {
+		const uint64_t j = w.tree->host_index(h), leaf = j / 18, pos = j % 18;
+		if (leaf < 6 && pos < 5 + leaf)
+			free_at[h] = 0;
+		else if (leaf >= 20 && leaf <= 22)
+			free_at[h] = 100;
+	}
+	auto now = [&](double t) {
+		PlacementRequest req;
+		req.nodes = 40;
+		req.eligible.assign(n, true);
+		req.busy.assign(n, false);
+		for (HostOrd h = 0; h < n; h++)
+			req.busy[h] = free_at[h] > t;
+		return w.placer->place(req);
+	};
+	PlacementRequest req;
+	req.nodes = 40;
+	req.eligible.assign(n, true);
+	for (bool offsets : {false, true}) {
+		PlacementPolicy pol;
+		pol.lid_offsets = offsets;
+		w.set_policy(pol);
+		const Placement p = now(0);
+		assert_int_equal(p.outcome, Placement::placed);
+		// part of a level-3 block of 108: the shared leaves 0-5
+		assert_true(p.chosen.kind == PlacementKind::unaligned && p.chosen.level == 3);
+		assert_false(p.chosen.offset_shape || p.chosen.congestion_free);
+		const std::optional<Placer::Ahead> a = w.placer->shape_ahead(req, free_at, 1e9);
+		if (!offsets) { // no proven shape of 40 ever
+			assert_false(a.has_value());
+			continue;
+		}
+		assert_true(a.has_value() && a->at == 100);
+		assert_true(a->chosen.offset_shape && !a->chosen.congestion_free);
+		assert_true(a->chosen.kind == PlacementKind::unaligned && a->chosen.level == 2);
+		assert_int_equal(a->chosen.hosts.size(), 40);
+		for (HostOrd h : a->chosen.hosts)
+			assert_int_equal(w.tree->host_index(h) / 324, 1); // pod 1 only
+		assert_true(decline_for_shape(p.chosen.offset_shape, 40, a->at));
+		// at 100 s the placer takes the whole leaves: nothing to wait for
+		const Placement q = now(100);
+		assert_true(q.chosen.kind == PlacementKind::unaligned && q.chosen.offset_shape);
+		assert_false(decline_for_shape(q.chosen.offset_shape, 40, 0));
+		assert_true(q.chosen.hosts == a->chosen.hosts);
+	}
+}
+
 void multiples_of_the_block_are_aligned(void **)
 {
 	World w;
@@ -1076,6 +1137,7 @@ int main(void)
 		cmocka_unit_test(product_in_a_node_range),
 		cmocka_unit_test(claims_of_congestion_freedom_hold),
 		cmocka_unit_test(the_earliest_shape_ahead),
+		cmocka_unit_test(whole_leaves_are_a_shape_with_offsets),
 		cmocka_unit_test(shared_links_of_candidates_are_exact),
 		cmocka_unit_test(isolated_jobs_share_no_link),
 		cmocka_unit_test(subtrees_apart_for_hosts_chosen_elsewhere),

@@ -188,6 +188,9 @@ void through_the_c_api(void **)
 	now.congestion_free = 1;
 	assert_false(qft_shape_decline(&now, 30));
 	now.congestion_free = 0;
+	now.offset_shape = 1; // whole leaves of one pod at LMC > 0
+	assert_false(qft_shape_decline(&now, 30));
+	now.offset_shape = 0;
 	now.outcome = QFT_NOT_NOW;
 	assert_false(qft_shape_decline(&now, 30));
 	assert_false(qft_shape_decline(nullptr, 30));

@@ -289,6 +289,11 @@ typedef struct qft_placement {
 	size_t shared_links;   /* switch links that running jobs use too
 				* (D-Mod-K's link names; 0 under other
 				* routings): 0 for every product */
+	int offset_shape;      /* with LID offsets (LMC > 0): whole leaves of
+				* one level-2 subtree, which the pair choice
+				* nearly always routes congestion-free
+				* (measured, not proven: docs/lid-offsets.md);
+				* ShapeWait= waits for these too */
 } qft_placement_t;
 
 QFT_EXPORT qft_status_t qft_placer_create(const qft_fabric_t *fabric,
@@ -325,7 +330,9 @@ QFT_EXPORT qft_status_t qft_placer_place_range(qft_placer_t *placer, uint32_t mi
  * The running jobs' holds are not looked at: free_at says it all. Finds
  * the earliest of the distinct times up to `horizon` at which the hosts
  * free by then hold a product, two leaves or aligned blocks proven
- * congestion-free (a binary search over the times: where more free hosts
+ * congestion-free, or with LID offsets an offset shape (out->offset_shape;
+ * not proven, so out->congestion_free is 0) (a binary search over the
+ * times: where more free hosts
  * lose a shape, a later time than the earliest, never a wrong one):
  * out->outcome is QFT_PLACED, out holds those hosts (its hsd figures
  * unscored, 0) and *at the time. Else QFT_NOT_NOW. Costs about
@@ -416,10 +423,10 @@ typedef struct qft_shape_wait_rule {
  * it may wait no longer). */
 QFT_EXPORT void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule,
 			       time_t now, double *wait, double *left);
-/* Whether a start now on `now` is declined for a congestion-free shape due
- * in `ahead_at` seconds (qft_placer_shape_ahead within *left; negative:
- * none): only a placement that congests and spans hosts waits, and only
- * for a shape not free now. */
+/* Whether a start now on `now` is declined for a shape (congestion-free,
+ * or an offset shape) due in `ahead_at` seconds (qft_placer_shape_ahead
+ * within *left; negative: none): only a placement that is neither and
+ * spans hosts waits, and only for a shape not free now. */
 QFT_EXPORT int qft_shape_decline(const qft_placement_t *now, double ahead_at);
 /* Isolation (--qft-isolate, docs/isolation.md) is in play for a job that
  * asks it, or may span hosts while isolated jobs run. */

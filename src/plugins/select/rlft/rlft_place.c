@@ -920,6 +920,13 @@ static int _pending(uint32_t id, uint32_t *priority, void *arg)
 	return 1;
 }
 
+/* What a shape ahead is: proven congestion-free, or at LMC > 0 whole leaves
+ * of one level-2 subtree, which the pair choice routes free (measured). */
+static const char *_shape_word(const qft_placement_t *shape)
+{
+	return shape->congestion_free || !shape->offset_shape ? "congestion-free" : "whole-leaf";
+}
+
 /* Says once per job that it waits for a shape. */
 static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
 		       double wait, double left)
@@ -927,8 +934,8 @@ static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, doub
 	static said_t said;
 
 	if (_first_time(&said, job_ptr->job_id))
-		verbose("%s: %pJ waits for a congestion-free %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
-			PFX, job_ptr, ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
+		verbose("%s: %pJ waits for a %s %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
+			PFX, job_ptr, _shape_word(ahead), ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
 			ahead->count, at, wait, left);
 }
 
@@ -966,8 +973,8 @@ static int _will_run(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *
 	for (size_t k = 0; k < ahead.count; k++)
 		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
 	*count = ahead.count;
-	log_flag(SELECT_TYPE, "%s: %pJ will run on a congestion-free %s %s of %zu nodes, free in %.0f s (%.0f s of its wait left)",
-		 PFX, job_ptr, ahead.kind, ahead.shape, ahead.count, at, left);
+	log_flag(SELECT_TYPE, "%s: %pJ will run on a %s %s %s of %zu nodes, free in %.0f s (%.0f s of its wait left)",
+		 PFX, job_ptr, _shape_word(&ahead), ahead.kind, ahead.shape, ahead.count, at, left);
 	return RLFT_RESTRICTED;
 }
 
@@ -1196,8 +1203,8 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
 		    qft_shape_decline(&pl, at)) {
 			rlft_declined(job_ptr, time(NULL));
 			_wait_once(job_ptr, &ahead, at, wait, left);
-			log_flag(SELECT_TYPE, "%s: %pJ not now: a congestion-free %s frees in %.0f s (%ld us)",
-				 PFX, job_ptr, ahead.kind, at, rlft_usec_since(&t0));
+			log_flag(SELECT_TYPE, "%s: %pJ not now: a %s %s frees in %.0f s (%ld us)",
+				 PFX, job_ptr, _shape_word(&ahead), ahead.kind, at, rlft_usec_since(&t0));
 			_avail_free(&a);
 			return SLURM_ERROR;
 		}
