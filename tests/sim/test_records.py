@@ -61,10 +61,11 @@ class TestPlacementKind(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             env = dict(os.environ, SLURM_JOB_ID="42", QFT_PLACEMENT_KIND="best_fit",
                        QFT_PLACEMENT="L2-0 best fit, 40 hosts (no aligned block was free)",
-                       QFT_HOSTS="n0001,n0002")
+                       QFT_HOSTS="n0001,n0002", QFT_SHAPE_WAITED="12")
             subprocess.run(["sh", "-c", env_dump_command(tmp) + "true"], env=env, check=True)
             got = job_env(tmp, 42)
             self.assertEqual(got["QFT_PLACEMENT_KIND"], "best_fit")
+            self.assertEqual(got["QFT_SHAPE_WAITED"], "12")  # ShapeWait='s seconds
             self.assertEqual(got["QFT_PLACEMENT"], env["QFT_PLACEMENT"])
             self.assertNotIn("QFT_HOSTS", got)
             self.assertEqual(job_env(tmp, 43), {})

@@ -212,9 +212,10 @@ def rlft_log(path):
 
 
 # What a job's script keeps of the environment select/rlft gave it: the
-# placement and its kind, the predicted HSD, and QFT_ISOLATED (placed
-# apart, --qft-isolate) (QFT_HOSTS is left out, it can be long).
-ENV_KEEP = "^QFT_(PLACEMENT|HSD|ISOLATED=)"
+# placement and its kind, the predicted HSD, QFT_ISOLATED (placed apart,
+# --qft-isolate) and QFT_SHAPE_WAITED (seconds it waited for a shape,
+# ShapeWait=) (QFT_HOSTS is left out, it can be long).
+ENV_KEEP = "^QFT_(PLACEMENT|HSD|ISOLATED=|SHAPE_WAITED=)"
 
 
 def env_dump_command(env_dir):

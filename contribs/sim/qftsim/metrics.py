@@ -59,8 +59,11 @@ def _rlft_figures(jobs, scored):
         e["hsd_sum"] += one_lid(j)
     for e in kinds.values():
         e["hsd_mean"] = e.pop("hsd_sum") / e["jobs"]
+    waited = [r["shape_waited"] for r in rl if "shape_waited" in r]
     return {
         "kinds": kinds,
+        # jobs that ShapeWait= declined at least once, and their waits
+        "shape_waited": {"jobs": len(waited), "mean_s": mean(waited)},
         "logged": len(rl),
         "aligned": sum(1 for r in rl if r.get("kind") == "aligned"),
         "by_cons_tres": sum(1 for r in rl if r.get("kind") == "cons_tres"),

@@ -648,11 +648,16 @@ class PolicyRun:
     # -- collection -------------------------------------------------------
     def rlft_record(self, jid, logged):
         """select/rlft's log line for the job, with the kind of placement
-        its environment names (QFT_PLACEMENT_KIND)."""
+        its environment names (QFT_PLACEMENT_KIND) and how long it waited
+        for a shape (QFT_SHAPE_WAITED, ShapeWait=; simulated seconds)."""
         rec = dict(logged)
-        kind = job_env(self.env_dir, jid).get("QFT_PLACEMENT_KIND")
-        if kind:
-            rec["kind"] = kind
+        env = job_env(self.env_dir, jid)
+        if env.get("QFT_PLACEMENT_KIND"):
+            rec["kind"] = env["QFT_PLACEMENT_KIND"]
+        try:
+            rec["shape_waited"] = float(env["QFT_SHAPE_WAITED"]) * self.sim.compress
+        except (KeyError, ValueError):
+            pass
         return rec
 
     def collect(self):

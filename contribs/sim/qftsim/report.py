@@ -270,6 +270,10 @@ def _hsd_notes(rep):
             lines.append("  by kind (multi-node jobs): " + "; ".join(
                 "%s %d (HSD=1 %d, mean %.2f)" % (k, e["jobs"], e["hsd1"], e["hsd_mean"])
                 for k, e in sorted(r.get("kinds", {}).items(), key=lambda x: -x[1]["jobs"])))
+            w = r.get("shape_waited") or {}
+            if w.get("jobs"):
+                lines.append("  waited for a shape (ShapeWait=): %d jobs, %s mean"
+                             % (w["jobs"], fmt_dur(w["mean_s"])))
     return lines
 
 
