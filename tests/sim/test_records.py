@@ -76,13 +76,20 @@ class TestRlftLog(unittest.TestCase):
         line = ("[2026-11-23T14:52:01.123] select/rlft: JobId=17 on 324 nodes n[0325-0648]: "
                 "product 1x18x18 (324 hosts); shift HSD 1.000 avg, 1 worst over 101 of 323 "
                 "stages; placed in 512 us over 7 candidates, cons_tres 800 us, job_begin 900 us\n")
+        wait = ("[2026-11-23T14:51:01.000] select/rlft: JobId=17 waits for a whole-leaf unaligned "
+                "(40 nodes) due in 30 s, within its ShapeWait of 600 s (590 s left)\n")
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "slurmctld.log")
             with open(path, "w") as f:
                 f.write("noise\n" + line)
             got = rlft_log(path)
+            with open(path, "w") as f:
+                f.write(wait + line)
+            waited = rlft_log(path)
         self.assertEqual(set(got), {17})
         self.assertEqual(got[17]["placement"], "product 1x18x18 (324 hosts)")
+        self.assertNotIn("shape_wait", got[17])
+        self.assertEqual(waited[17]["shape_wait"], "whole-leaf unaligned")
         self.assertEqual((got[17]["stages_played"], got[17]["stages_total"]), (101, 323))
         self.assertEqual((got[17]["place_us"], got[17]["candidates"]), (512, 7))
         self.assertEqual(got[17]["predicted_avg"], 1.0)

@@ -193,14 +193,24 @@ RLFT_LINE = re.compile(r"select/rlft: JobId=(\d+) on (\d+) nodes (\S+): (.*); (\
                        r"placed in (\d+) us over (\d+) candidates")
 
 
+# ShapeWait=: said once per job that waited for a shape
+RLFT_WAIT_LINE = re.compile(r"select/rlft: JobId=(\d+) waits for a (\S+) (\S+) \(")
+
+
 def rlft_log(path):
     """select/rlft's line per job start in slurmctld's log: job id ->
-    placement label, predicted HSD, placement time and candidates."""
-    out = {}
+    placement label, predicted HSD, placement time and candidates; and
+    "shape_wait" (what it waited for: "whole-leaf unaligned") for a job
+    that ShapeWait= made wait (only jobs that started)."""
+    out, waits = {}, {}
     if not os.path.exists(path):
         return out
     with open(path, errors="replace") as f:
         for line in f:
+            w = RLFT_WAIT_LINE.search(line)
+            if w:
+                waits[int(w.group(1))] = "%s %s" % (w.group(2), w.group(3))
+                continue
             m = RLFT_LINE.search(line)
             if m:
                 out[int(m.group(1))] = {
@@ -208,6 +218,9 @@ def rlft_log(path):
                     "predicted_avg": float(m.group(6)), "predicted_max": int(m.group(7)),
                     "stages_played": int(m.group(8)), "stages_total": int(m.group(9)),
                     "place_us": int(m.group(10)), "candidates": int(m.group(11))}
+    for jid, what in waits.items():
+        if jid in out:
+            out[jid]["shape_wait"] = what
     return out
 
 

@@ -59,11 +59,13 @@ def _rlft_figures(jobs, scored):
         e["hsd_sum"] += one_lid(j)
     for e in kinds.values():
         e["hsd_mean"] = e.pop("hsd_sum") / e["jobs"]
-    waited = [r["shape_waited"] for r in rl if "shape_waited" in r]
+    declined = [r["shape_waited"] for r in rl if "shape_waited" in r]
     return {
         "kinds": kinds,
-        # jobs that ShapeWait= declined at least once, and their waits
-        "shape_waited": {"jobs": len(waited), "mean_s": mean(waited)},
+        # jobs that ShapeWait= made wait (a declined start or backfill's
+        # plan on a shape); those declined at least once, their mean wait
+        "shape_waited": {"jobs": sum(1 for r in rl if "shape_wait" in r or "shape_waited" in r),
+                         "declined": len(declined), "mean_s": mean(declined)},
         "logged": len(rl),
         "aligned": sum(1 for r in rl if r.get("kind") == "aligned"),
         "by_cons_tres": sum(1 for r in rl if r.get("kind") == "cons_tres"),

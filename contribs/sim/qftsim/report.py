@@ -272,8 +272,10 @@ def _hsd_notes(rep):
                 for k, e in sorted(r.get("kinds", {}).items(), key=lambda x: -x[1]["jobs"])))
             w = r.get("shape_waited") or {}
             if w.get("jobs"):
-                lines.append("  waited for a shape (ShapeWait=): %d jobs, %s mean"
-                             % (w["jobs"], fmt_dur(w["mean_s"])))
+                lines.append("  waited for a shape (ShapeWait=): %d jobs; %d declined a start, "
+                             "waiting %s on average from the first decline"
+                             % (w["jobs"], w["declined"],
+                                fmt_dur(w["mean_s"]) if w["mean_s"] is not None else "-"))
     return lines
 
 

@@ -927,14 +927,16 @@ static const char *_shape_word(const qft_placement_t *shape)
 	return shape->congestion_free || !shape->offset_shape ? "congestion-free" : "whole-leaf";
 }
 
-/* Says once per job that it waits for a shape. */
+/* Says once per job that it waits for a shape (a declined start, or
+ * backfill's plan on the shape), at info: a scheduling decision that
+ * squeue shows only as Resources. */
 static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, double at,
 		       double wait, double left)
 {
 	static said_t said;
 
 	if (_first_time(&said, job_ptr->job_id))
-		verbose("%s: %pJ waits for a %s %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
+		info("%s: %pJ waits for a %s %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
 			PFX, job_ptr, _shape_word(ahead), ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
 			ahead->count, at, wait, left);
 }
@@ -973,6 +975,8 @@ static int _will_run(job_record_t *job_ptr, const rlft_request_t *rq, bitstr_t *
 	for (size_t k = 0; k < ahead.count; k++)
 		bit_set(bitmap, node_of_host[ahead.hosts[k]]->index);
 	*count = ahead.count;
+	if (at > 0)
+		_wait_once(job_ptr, &ahead, at, wait, left);
 	log_flag(SELECT_TYPE, "%s: %pJ will run on a %s %s %s of %zu nodes, free in %.0f s (%.0f s of its wait left)",
 		 PFX, job_ptr, _shape_word(&ahead), ahead.kind, ahead.shape, ahead.count, at, left);
 	return RLFT_RESTRICTED;
