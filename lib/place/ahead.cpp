@@ -35,12 +35,13 @@ std::optional<Candidate> Placer::first_shape(const Search &s) const
 	// proofs cost O(h N) each: a handful per time step
 	size_t proofs = 0;
 	for (Candidate &c : cands) {
+		const bool offsets = offset_shape(c);
 		if (c.kind != PlacementKind::product && c.kind != PlacementKind::two_leaves &&
-		    c.kind != PlacementKind::aligned && !offset_shape(c))
+		    c.kind != PlacementKind::aligned && !offsets)
 			continue;
 		if (!s.has_required(c.hosts))
 			continue;
-		if (offset_shape(c)) {
+		if (offsets) {
 			// no proof to pay for: its kind and place say it
 			c.offset_shape = true;
 			return std::move(c);
