@@ -236,8 +236,9 @@ class TestAdvance(unittest.TestCase):
                 st2, en, held = (float(x) for x in f.read().split())
             self.assertEqual((hosts, nodes, float(st)), ("n[0001-0004]", "4", st2))
             self.assertGreater(en - st2, 0.58)
-            self.assertLess(en - st2, 0.9)
-            self.assertLess(held, 0.15)
+            # upper bounds loose (a loaded CI machine): a rate taken twice gives 1.2
+            self.assertLess(en - st2, 1.0)
+            self.assertLess(held, 0.3)
 
     def test_holds_until_its_first_rate(self):
         """A model that lags: the job's 0.2 s of work are done at rate 1
@@ -288,26 +289,40 @@ class TestClock(unittest.TestCase):
                 with open(os.path.join(d, "ctld.pid"), "w") as f:
                     f.write("%d\n" % daemon.pid)
                 c = clock.Clock(os.path.join(d, "clock"), os.path.join(d, "ctld.pid"))
+                # Every bound below is bracketed by times read around the
+                # call, not by sleeps' lengths: CI machines are loaded, and
+                # a sleep(0.1) has taken 0.165 s there.
                 w0 = time.time()
                 time.sleep(0.1)
+                p0 = time.time()
                 c.pause()
+                p1 = time.time()
                 time.sleep(0.1)
                 self.assertEqual(self.proc_state(daemon.pid), "T")
                 self.assertFalse(c.running.is_set())
                 time.sleep(0.3)
                 w1 = time.time()
                 # what the poller holds against the timeout when a round hangs
-                self.assertAlmostEqual(c.paused_for(), 0.4, delta=0.05)
+                held = c.paused_for()
+                self.assertGreaterEqual(held, w1 - p1)
+                self.assertLessEqual(held, time.time() - p0)
+                r0 = time.time()
                 c.resume()
+                r1 = time.time()
                 self.assertEqual(c.paused_for(), 0.0)
                 self.assertNotEqual(self.proc_state(daemon.pid), "T")
                 time.sleep(0.1)
                 w2 = time.time()
-                # 0.4 s stopped: w0 to w2 is 0.6 s real, 0.2 s on the world's clock
+                # the stop's length, w0 to w2 real less it on the world's clock
                 self.assertAlmostEqual(c.virtual(w2) - c.virtual(w0), (w2 - w0) - c.total, places=6)
-                self.assertAlmostEqual(c.total, 0.4, delta=0.05)
+                self.assertGreaterEqual(c.total, r0 - p1)
+                self.assertLessEqual(c.total, r1 - p0)
+                self.assertGreater(c.total, 0.35)
                 # a time inside the pause is the pause's start
-                self.assertAlmostEqual(c.virtual(w1), c.virtual(w0) + 0.1, delta=0.03)
+                inside = c.virtual(w1) - c.virtual(w0)
+                self.assertGreaterEqual(inside, p0 - w0)
+                self.assertLessEqual(inside, p1 - w0)
+                self.assertAlmostEqual(c.virtual(w1), c.virtual((p1 + w1) / 2), places=6)
                 self.assertAlmostEqual(c.paused_since(c.virtual(w0)), c.total, places=6)
                 self.assertEqual(c.paused_since(c.now()), 0.0)
                 self.assertEqual(c.count, 1)
@@ -333,8 +348,10 @@ class TestClock(unittest.TestCase):
                 st, en, held = (float(x) for x in f.read().split())
             self.assertGreater(real, 1.4)
             # on the world's clock it ran its 0.5 s of work, no more
-            self.assertAlmostEqual(en - st, 0.5, delta=0.12)
-            self.assertLess(held, 0.15)
+            # with the stop counted as work it would be 1.5 s
+            self.assertGreaterEqual(en - st, 0.49)
+            self.assertLess(en - st, 0.8)
+            self.assertLess(held, 0.3)
 
     def test_the_model_stops_the_world_in_each_round(self):
         with tempfile.TemporaryDirectory() as d:
