@@ -911,13 +911,22 @@ void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule
 		if (job && rule) {
 			const qft::WaitingJob j{job->limit, job->part_default, job->part_max,
 						job->since, job->own_set != 0, job->own};
-			w = qft::shape_wait(j, qft::ShapeWaitRule{rule->percent, rule->max_seconds});
+			w = qft::shape_wait(j, qft::ShapeWaitRule{rule->percent, rule->max_seconds, rule->ends});
 			l = qft::shape_left(j, w, now);
 		}
 		if (wait)
 			*wait = w;
 		if (left)
 			*left = l;
+	});
+}
+
+void qft_shape_forecast(const qft_shape_wait_rule_t *rule, double *free_at, size_t hosts)
+{
+	guard_void(__func__, [&] {
+		if (rule && free_at)
+			qft::shape_forecast(free_at, hosts,
+					    qft::ShapeWaitRule{rule->percent, rule->max_seconds, rule->ends});
 	});
 }
 

@@ -37,6 +37,16 @@ double shape_left(const WaitingJob &job, double wait, std::time_t now)
 	return waited > 0 ? wait - waited : wait;
 }
 
+void shape_forecast(double *free_at, std::size_t hosts, const ShapeWaitRule &rule)
+{
+	if (!rule.ends || rule.ends >= 100)
+		return; // by the limits, as backfill plans
+	const double scale = rule.ends / 100.0;
+	for (std::size_t h = 0; h < hosts; h++)
+		if (std::isfinite(free_at[h]))
+			free_at[h] *= scale; // 0 (free) stays free
+}
+
 bool decline_for_shape(bool now_shape, std::size_t now_hosts, double ahead_at)
 {
 	// one host uses no switch link: nothing to wait for

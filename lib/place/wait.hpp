@@ -35,6 +35,9 @@ struct WaitingJob {
 struct ShapeWaitRule {
 	uint32_t percent = 0;     // ShapeWait=: % of the time limit
 	uint32_t max_seconds = 0; // ShapeWaitMax=: the admin's cap, 0: none
+	uint32_t ends = 0;        // ShapeWaitEnds=: % of what is left of a
+				  // running job's limit it is expected to
+				  // run; 0 or 100: to its limit
 };
 
 // Seconds the job may wait for a shape, in all: its own minutes when it
@@ -48,6 +51,16 @@ double shape_wait(const WaitingJob &job, const ShapeWaitRule &rule);
 // start past since + wait whatever the tests in between saw. <= 0: the
 // job may wait no longer.
 double shape_left(const WaitingJob &job, double wait, std::time_t now);
+
+// When the running jobs' hosts are expected free, from when their limits
+// free them: `free_at[h]` seconds from now (0: free, INFINITY: never) is
+// scaled to rule.ends percent of itself. Why: Slurm knows only limits,
+// and users ask several times the time their jobs take (docs/sim.md run
+// 31: whole leaves were due within the wait by the limits for 14 of 58
+// jobs, by the real ends for 57), so a shape the limits put past the wait
+// often comes within it. No job waits longer for it: shape_left still
+// bounds the wait, and the forecast shrinks as the jobs run.
+void shape_forecast(double *free_at, std::size_t hosts, const ShapeWaitRule &rule);
 
 // Whether a start now is declined for a shape: the placement now is no
 // shape (not proven congestion-free, nor with LID offsets whole leaves of

@@ -30,6 +30,11 @@
 #      start, not from its eligible time (the job asks -N 8-9 -n 9).
 #      slurmctld is SIGKILLed while it waits: the first decline's time is
 #      in the state file already.
+#   6. ShapeWaitEnds= (reconfigure): R2 (2 minutes) holds L2 p0-p2 again.
+#      By its limit the shape is due past a 1-minute job's wait: it starts
+#      now. With ShapeWaitEnds=40 R2 is expected to end after 40% of what
+#      is left of its limit, within the wait: the same job waits, and
+#      takes the shape when R2 ends. ShapeWaitEnds=0 is refused by name.
 TEST_NAME=test-shapewait
 . "$(dirname "$0")/lib.sh"
 
@@ -185,6 +190,38 @@ waited=$(env_of "$c" QFT_SHAPE_WAITED)
 say "it waited ${waited:-?} s for its shape; slurmctld was killed $((r1_cancelled - killed)) s before R1's end"
 check "QFT_SHAPE_WAITED counts from the first decline, before the crash" \
 	test "${waited:-0}" -ge $((r1_cancelled - killed + 3))
+
+# --- 6. ShapeWaitEnds= -------------------------------------------------------
+"$BIN/scancel" "$c"
+gone "$c"
+R2=$(submit 3 -w "$(hosts 8 9 10)" --time=2)
+wait_running "$W" "$R2"
+a=$(submit 9 --time=1)
+wait_running "$W" "$a"
+expect_eq "R2's limit ends past the 1-minute job's wait: it starts now" "$(state "$a")" RUNNING
+expect_eq "not congestion-free" "$(env_of "$a" QFT_CONGESTION_FREE)" no
+"$BIN/scancel" "$a"
+gone "$a"
+printf 'ShapeWaitEnds=0\n' >>"$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure >/dev/null 2>&1
+sleep 2
+check "ShapeWaitEnds=0 is refused, by name and file" \
+	grep -q "qft.conf: ShapeWaitEnds=0, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100" "$LOG"
+sed -i 's/^ShapeWaitEnds=0$/ShapeWaitEnds=40/' "$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure
+sleep 2
+check "select/rlft expects the running jobs' ends at 40%" \
+	grep -q "wait for one 100% of the time limit from the first declined start, the running jobs expected to end after 40% of what is left of their limits" "$LOG"
+a=$(submit 9 --time=1)
+sleep 4
+expect_eq "ShapeWaitEnds=40: the same job waits for R2's expected end" "$(state "$a")" PENDING
+check "slurmctld says when it expects the shape" \
+	grep -q "select/rlft: JobId=$a waits for a congestion-free product (3x3, 9 nodes) due in .* within its ShapeWait of 60 s" "$LOG"
+"$BIN/scancel" "$R2"
+wait_running "$W" "$a"
+expect_eq "R2 ended: it runs on the 3 x 3 shape" "$(job_nodes "$W" "$a")" "$want"
+expect_eq "congestion-free, after its wait" \
+	"$(env_of "$a" QFT_CONGESTION_FREE) $([ -n "$(env_of "$a" QFT_SHAPE_WAITED)" ] && echo waited)" "yes waited"
 check "slurmctld alive at the end" sh -c "'$BIN/scontrol' ping | grep -q 'is UP'"
 "$HARNESS" stop -w "$W" >/dev/null 2>&1
 finish

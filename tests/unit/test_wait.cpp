@@ -72,6 +72,30 @@ void wait_counted_from_since(void **)
 	assert_true(shape_left(j, 600, now) == 600);
 }
 
+// ShapeWaitEnds=: the ends the site expects, a share of what is left of
+// the limits. A shape the limits put past the wait (a 10-minute job at
+// ShapeWait=25 waits 150 s; the hosts come free by the limits in 400 s)
+// comes within it at 25% (100 s); free hosts and suspended jobs' stay.
+void ends_the_site_expects(void **)
+{
+	const double by_limits[] = {0, 400, INFINITY, 60};
+	double at[4];
+	WaitingJob j;
+	j.limit = 10;
+	const double wait = shape_wait(j, {25, 0, 25});
+	assert_true(wait == 150);
+	std::copy(by_limits, by_limits + 4, at);
+	shape_forecast(at, 4, {25, 0, 25});
+	assert_true(at[0] == 0 && at[1] == 100 && std::isinf(at[2]) && at[3] == 15);
+	assert_true(at[1] < shape_left(j, wait, 0) && by_limits[1] > shape_left(j, wait, 0));
+	// 100 (the default) and 0 (a rule without it): by the limits
+	for (uint32_t ends : {100u, 0u}) {
+		std::copy(by_limits, by_limits + 4, at);
+		shape_forecast(at, 4, {25, 0, ends});
+		assert_true(std::equal(at, at + 4, by_limits));
+	}
+}
+
 void decline_only_what_congests(void **)
 {
 	// a congesting start of 8 hosts, a shape due in 120 s: declined
@@ -170,7 +194,7 @@ void through_the_c_api(void **)
 	qft_wait_job_t j{};
 	j.limit = 10;
 	j.since = 1000;
-	const qft_shape_wait_rule_t rule{25, 0};
+	const qft_shape_wait_rule_t rule{25, 0, 0};
 	double wait = -1, left = -1;
 	qft_shape_wait(&j, &rule, 1100, &wait, &left);
 	assert_true(wait == 150 && left == 50);
@@ -178,6 +202,14 @@ void through_the_c_api(void **)
 	j.own = 0;
 	qft_shape_wait(&j, &rule, 1100, &wait, &left);
 	assert_true(wait == 0);
+	double at[] = {0, 200, INFINITY};
+	const qft_shape_wait_rule_t expects{25, 0, 30};
+	qft_shape_forecast(&expects, at, 3);
+	assert_true(at[0] == 0 && at[1] == 60 && std::isinf(at[2]));
+	qft_shape_forecast(&rule, at, 3); // ends 0: unchanged
+	assert_true(at[1] == 60);
+	qft_shape_forecast(nullptr, at, 3);
+	qft_shape_forecast(&expects, nullptr, 3);
 
 	qft_placement_t now{};
 	now.outcome = QFT_PLACED;
@@ -223,6 +255,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wait_from_limits),
 		cmocka_unit_test(wait_counted_from_since),
+		cmocka_unit_test(ends_the_site_expects),
 		cmocka_unit_test(decline_only_what_congests),
 		cmocka_unit_test(holders_first_k),
 		cmocka_unit_test(what_cons_tres_may_take),

@@ -415,6 +415,9 @@ typedef struct qft_wait_job {
 typedef struct qft_shape_wait_rule {
 	uint32_t percent;     /* ShapeWait=: % of the time limit */
 	uint32_t max_seconds; /* ShapeWaitMax=: the cap, 0: none */
+	uint32_t ends;        /* ShapeWaitEnds=: % of what is left of a
+			       * running job's limit it is expected to run;
+			       * 0 or 100: to its limit */
 } qft_shape_wait_rule_t;
 /* *wait: seconds the job may wait in all (its own minutes, else the
  * rule's share of its time limit, the partition's default or maximum when
@@ -423,6 +426,12 @@ typedef struct qft_shape_wait_rule {
  * it may wait no longer). */
 QFT_EXPORT void qft_shape_wait(const qft_wait_job_t *job, const qft_shape_wait_rule_t *rule,
 			       time_t now, double *wait, double *left);
+/* The running jobs' hosts' free times for the shape search
+ * (qft_placer_shape_ahead's free_at, seconds from now by their limits),
+ * scaled in place to rule->ends percent: the ends the site expects
+ * (ShapeWaitEnds=). 0 and INFINITY stay; NULL or ends 0/100: unchanged. */
+QFT_EXPORT void qft_shape_forecast(const qft_shape_wait_rule_t *rule, double *free_at,
+				   size_t hosts);
 /* Whether a start now on `now` is declined for a shape (congestion-free,
  * or an offset shape) due in `ahead_at` seconds (qft_placer_shape_ahead
  * within *left; negative: none): only a placement that is neither and

@@ -56,6 +56,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"ShapeWait", S_P_UINT32},
 	{"ShapeWaitMax", S_P_UINT32},
 	{"ShapeWaitFrom", S_P_STRING},
+	{"ShapeWaitEnds", S_P_UINT32},
 	{"ShapeHolds", S_P_UINT32},
 	{"LidChoice", S_P_STRING},
 	{"LidPairMaxNodes", S_P_UINT32},
@@ -180,6 +181,12 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 				      conf->path, conf->shape_wait, QFT_SHAPE_WAIT_MAX);
 		return SLURM_ERROR;
 	}
+	s_p_get_uint32(&conf->shape_wait_ends, "ShapeWaitEnds", tbl);
+	if (conf->shape_wait_ends < 1 || conf->shape_wait_ends > 100) {
+		*why = xstrdup_printf("%s: ShapeWaitEnds=%u, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100",
+				      conf->path, conf->shape_wait_ends);
+		return SLURM_ERROR;
+	}
 	/* No default: StateSaveLocation is on the controller, where jobs
 	 * usually cannot read; QFT_HOSTS carries the same list. */
 	s_p_get_string(&conf->hostfile_dir, "HostFileDir", tbl);
@@ -203,6 +210,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	conf->sample_stages = 32;
 	conf->rank_by_congestion = true;
 	conf->plan_busy_first = true;
+	conf->shape_wait_ends = 100;
 	conf->products = false;
 	conf->round_up = 0;
 	conf->lid_choice = QFT_LID_AUTO;

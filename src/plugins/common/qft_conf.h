@@ -44,6 +44,9 @@ typedef struct {
 				     * limit it waits for a congestion-free
 				     * shape; default 0: never */
 	uint32_t shape_wait_max;    /* ShapeWaitMax=, seconds, 0: no cap */
+	uint32_t shape_wait_ends;   /* ShapeWaitEnds=, percent of what is
+				     * left of a running job's limit it is
+				     * expected to run; default 100 */
 	bool shape_wait_from_decline; /* ShapeWaitFrom=eligible (default)|
 				       * decline: where the wait counts from */
 	uint32_t shape_holds;       /* ShapeHolds=, how many waiting jobs

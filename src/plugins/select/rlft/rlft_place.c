@@ -309,14 +309,25 @@ static bool _same_placer(const qft_conf_t *c, uint64_t sig)
 	       c->path_pressure == rconf.path_pressure && !xstrcmp(c->pattern, rconf.pattern);
 }
 
+/* ShapeWaitEnds= in the settings line. */
+static const char *_ends_words(void)
+{
+	static char words[128];
+
+	snprintf(words, sizeof(words), ", the running jobs expected to end after %u%% of what is left of their limits",
+		 rconf.shape_wait_ends);
+	return words;
+}
+
 static void _say_settings(bool own, const char *kept)
 {
-	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s%s, remainder %s, ranking %s by %s%s",
+	info("%s: fabric %s%s: %s, %zu hosts; shapes %s, wait for one %u%% of the time limit%s%s%s%s, remainder %s, ranking %s by %s%s",
 	     PFX, held->source, own ? "" : " (loaded by topology/qft)", lib->fabric_tree_name(fabric),
 	     lib->fabric_host_count(fabric),
 	     !rconf.products ? "blocks" : rconf.round_up ? "products first, near products" : "products first",
 	     rconf.shape_wait, rconf.shape_wait && rconf.shape_wait_max ? " (capped)" : "",
 	     rconf.shape_wait && rconf.shape_wait_from_decline ? " from the first declined start" : "",
+	     rconf.shape_wait && rconf.shape_wait_ends < 100 ? _ends_words() : "",
 	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
 	     rconf.rank_by_congestion ? rconf.path_pressure ? "by path pressure (at LMC > 0), congestion, then best fit" : "by congestion then best fit" : "by best fit",
@@ -869,9 +880,11 @@ static qft_outcome_t _place(job_record_t *job_ptr, const rlft_count_t *c, const 
 /*
  * ShapeWait= (docs/product-shapes.md section 11): the earliest
  * congestion-free shape for the job on the hosts the running jobs' ends
- * free, while the job may still wait for one. The rules (how long, counted
- * from when) are libqft's (qft_shape_wait); the job's limits and when its
- * wait began come from its records (rlft_wait_job_of). RET whether there
+ * free (by their limits, or as ShapeWaitEnds= expects them), while the
+ * job may still wait for one. The rules (how long, counted from when, the
+ * ends expected) are libqft's (qft_shape_wait, qft_shape_forecast); the
+ * job's limits and when its wait began come from its records
+ * (rlft_wait_job_of). RET whether there
  * is one: *ahead holds its hosts, *at when (seconds from now), *wait and
  * *left the job's wait in all and what is left of it.
  */
@@ -881,7 +894,8 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_request_t *rq, const 
 {
 	qft_wait_job_t wj = rlft_wait_job_of(job_ptr, rconf.shape_wait_from_decline);
 	const qft_shape_wait_rule_t rule = { .percent = rconf.shape_wait,
-					     .max_seconds = rconf.shape_wait_max };
+					     .max_seconds = rconf.shape_wait_max,
+					     .ends = rconf.shape_wait_ends };
 	time_t now = time(NULL);
 	size_t hosts = lib->fabric_host_count(fabric);
 	double *free_at;
@@ -897,6 +911,7 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_request_t *rq, const 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt, now);
 	/* the part that grew with the job list (issue 30 item 6) */
+	qft_shape_forecast(&rule, free_at, hosts); /* ShapeWaitEnds= */
 	log_flag(SELECT_TYPE, "%s: %pJ free times %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req, a->nreq,
 				    *left, at, ahead, &err)) {
