@@ -262,7 +262,9 @@ class TestAdvance(unittest.TestCase):
                 st2, en, held = (float(x) for x in f.read().split())
             self.assertEqual(st2, st)
             self.assertGreater(en - st, 1.0)
-            self.assertAlmostEqual(held, en - (st + 0.4), delta=0.05)
+            # held is read in the loop, en just after it: a loaded machine
+            # may stall between the two
+            self.assertAlmostEqual(held, en - (st + 0.4), delta=0.15)
             live = runtime.LiveRates(d, None, {}, {}, lambda n, s: True)
             live.started.add("s00002")
             live.read_events()
