@@ -216,7 +216,7 @@ a=$(submit 9 --time=1)
 sleep 4
 expect_eq "ShapeWaitEnds=40: the same job waits for R2's expected end" "$(state "$a")" PENDING
 check "slurmctld says when it expects the shape" \
-	grep -q "select/rlft: JobId=$a waits for a congestion-free product (3x3, 9 nodes) due in .* within its ShapeWait of 60 s" "$LOG"
+	grep -q "select/rlft: JobId=$a waits for a congestion-free product (3x3, 9 nodes) due in .* s (ShapeWaitEnds=40), within its ShapeWait of 60 s" "$LOG"
 "$BIN/scancel" "$R2"
 wait_running "$W" "$a"
 expect_eq "R2 ended: it runs on the 3 x 3 shape" "$(job_nodes "$W" "$a")" "$want"

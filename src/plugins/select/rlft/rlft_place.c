@@ -949,11 +949,16 @@ static void _wait_once(job_record_t *job_ptr, const qft_placement_t *ahead, doub
 		       double wait, double left)
 {
 	static said_t said;
+	char ends[48] = "";
 
-	if (_first_time(&said, job_ptr->job_id))
-		info("%s: %pJ waits for a %s %s (%s%s%zu nodes) due in %.0f s, within its ShapeWait of %.0f s (%.0f s left)",
-			PFX, job_ptr, _shape_word(ahead), ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
-			ahead->count, at, wait, left);
+	if (!_first_time(&said, job_ptr->job_id))
+		return;
+	/* "due" by what ShapeWaitEnds= expects, not by the limits: say so */
+	if (rconf.shape_wait_ends < 100)
+		snprintf(ends, sizeof(ends), " (ShapeWaitEnds=%u)", rconf.shape_wait_ends);
+	info("%s: %pJ waits for a %s %s (%s%s%zu nodes) due in %.0f s%s, within its ShapeWait of %.0f s (%.0f s left)",
+	     PFX, job_ptr, _shape_word(ahead), ahead->kind, ahead->shape, ahead->shape[0] ? ", " : "",
+	     ahead->count, at, ends, wait, left);
 }
 
 /* WILL_RUN with ShapeWait=: backfill plans the job on the earliest
