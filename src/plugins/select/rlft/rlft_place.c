@@ -910,8 +910,8 @@ static bool _shape_ahead(job_record_t *job_ptr, const rlft_request_t *rq, const 
 		return false;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	free_at = rlft_free_at(a->eligible, hosts, host_of_node, host_of_node_cnt, now);
-	/* the part that grew with the job list (issue 30 item 6) */
 	qft_shape_forecast(&rule, free_at, hosts); /* ShapeWaitEnds= */
+	/* the part that grew with the job list (issue 30 item 6) */
 	log_flag(SELECT_TYPE, "%s: %pJ free times %ld us", PFX, job_ptr, rlft_usec_since(&t0));
 	if (lib->placer_shape_ahead(placer, c->lo, c->want, a->eligible, free_at, a->req, a->nreq,
 				    *left, at, ahead, &err)) {
