@@ -19,19 +19,18 @@ how many of those had one free by the real ends.
           POLICY/jobs.json) of a run with LID offsets"""
 import argparse
 import json
-import math
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sim"))
 from qftsim.common import expand_hostlist  # noqa: E402
+from qftsim.replay import time_limit_minutes  # noqa: E402
 
 
 def limit_of(job, compress, min_sleep):
-    # the time limit qft-sim gives a job (qftsim/replay.py): 1.5 times its
-    # real sleep and 10 s, in whole real minutes; on the stream's clock
+    # the time limit qft-sim gave the job, on the stream's clock
     sleep = max(min_sleep, job["runtime"] / compress)
-    return 60.0 * max(1, math.ceil((1.5 * sleep + 10.0) / 60.0)) * compress
+    return 60.0 * time_limit_minutes(sleep) * compress
 
 
 def whole_leaves(free, nodes, leaf, per_pod, pods):

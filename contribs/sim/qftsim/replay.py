@@ -23,6 +23,13 @@ from .runtime import LiveRates
 # stop seen (a choice of 10-30 s).
 OVER_TIME_MINUTES = 5
 
+
+def time_limit_minutes(sleep):
+    """The --time a job that sleeps `sleep` real seconds gets: 1.5 times
+    that and 10 s, in whole minutes, at least one (Slurm's unit)."""
+    return max(1, int(math.ceil((1.5 * sleep + 10.0) / 60.0)))
+
+
 # The job's loop under the runtime model (--comm), run by the batch script.
 ADVANCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "advance.py")
 
@@ -322,7 +329,7 @@ class PolicyRun:
 
     def sbatch(self, job):
         sleep = self.work(job)
-        limit = max(1, int(math.ceil((1.5 * sleep + 10.0) / 60.0)))
+        limit = time_limit_minutes(sleep)
         name = self.job_name(job)
         self.limits[name] = 60.0 * limit
         # rlft jobs keep their QFT_ environment: the placement's kind
