@@ -3,7 +3,7 @@
  *  list, so that a test under its locks does not walk the list again: when
  *  each host is free (ShapeWait=), whether the view still holds, and the
  *  hosts of each job the placer tracks. Plain data, no slurmctld:
- *  rlft_jobs.c and rlft_place.c fill them, tests/unit checks them. The
+ *  rlft_jobs.c and rlft_state.c fill them, tests/unit checks them. The
  *  rules that use them are libqft's (lib/place/wait.hpp).
  *
  *  Copyright (C) 2026 slurm-qft developers.

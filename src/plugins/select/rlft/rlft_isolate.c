@@ -33,7 +33,7 @@
 #define ISOLATED "QFT_ISOLATED"
 #define REASON "QftIsolation: "
 
-extern list_t *job_list; /* slurmctld's (rlft_place.c defines it weak) */
+extern list_t *job_list; /* slurmctld's (rlft_state.c defines it weak) */
 /* lock_slurmctld() and unlock_slurmctld() are slurmctld's: called, never
  * taken by address, so that srun and slurmd (and on 24.11 slurmd's
  * topology/qft, which links this file) load the plugin without them

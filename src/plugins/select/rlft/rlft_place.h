@@ -1,6 +1,7 @@
 /*****************************************************************************\
- *  rlft_place.h - select/rlft's part: which nodes a job gets, and what the
- *  job is told. select_rlft.c forwards everything else to cons_tres.
+ *  rlft_place.h - select/rlft's part of job_test: which nodes a job gets.
+ *  select_rlft.c forwards everything else to cons_tres; rlft_state.h holds
+ *  what it places with, rlft_tell.h what the job is told.
  *
  *  Copyright (C) 2026 slurm-qft developers.
  *  SPDX-License-Identifier: GPL-2.0-or-later
@@ -19,14 +20,6 @@
 #define RLFT_APART 2      /* isolation in play, the placer cannot place it:
 			   * cons_tres chooses inside a subtree apart */
 
-/* (Re)reads qft.conf and takes topology/qft's fabric (or, with another
- * TopologyPlugin, loads its own), maps nodes to hosts, takes in the running
- * jobs of `jobs` (NULL: slurmctld's job_list). Called with `jobs` right
- * after a call without (select_p_job_init after select_p_node_init), it
- * keeps what that call took. Fatal at start-up on a bad fabric, an error
- * keeping the old one afterwards. */
-extern void rlft_node_init(list_t *jobs);
-extern void rlft_fini(void);
 /* Narrows `bitmap` to the nodes libqft's placer chose for the job and sets
  * *count to their number (RLFT_RESTRICTED), or leaves it to cons_tres
  * (RLFT_PASS), or answers a Slurm error code ("not now" or "never"). The
@@ -40,21 +33,6 @@ extern int rlft_job_test(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t min_n
  * RLFT_APART, or SLURM_ERROR, the job waits (isolation). */
 extern int rlft_not_placed(job_record_t *job_ptr, bitstr_t *bitmap, uint32_t max_nodes,
 			   uint16_t mode);
-/* Forgets what rlft_job_test() chose for the job, for a caller with no
- * job_begin to come (topology/qft's eval_nodes on Slurm 24.11). */
-extern void rlft_forget_choice(job_record_t *job_ptr);
-/* Tracks the running jobs of slurmctld's job_list and forgets the ended
- * ones: for a caller that no job_begin or job_fini reaches (topology/qft's
- * eval_nodes on Slurm 24.11 without select/rlft). RET whether any came or
- * went. */
-extern bool rlft_sync_jobs(void);
-/* The job now holds its nodes: track it, give it its environment. */
-extern void rlft_job_begin(job_record_t *job_ptr);
-extern void rlft_job_fini(job_record_t *job_ptr);
-/* How long cons_tres's job_test took for a job rlft placed (for the log). */
-extern void rlft_base_time(job_record_t *job_ptr, long usec);
-/* Its nodes changed (resized, expanded). */
-extern void rlft_job_update(job_record_t *job_ptr);
 
 /* RLFT_APART: narrows `bitmap` to the nodes of `offered` in the next
  * subtree apart (docs/isolation.md), at a level above *level (0: from the

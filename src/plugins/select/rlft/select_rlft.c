@@ -5,12 +5,13 @@
  *
  *  select/rlft is the plugin that slurm.conf names (SelectType=select/rlft);
  *  it loads Debian's select_cons_tres.so through Slurm's own plugin loader
- *  and forwards every select_p_* call to it. Four calls are intercepted
- *  (rlft_place.c): node_init and job_init load the fabric and take in the
- *  running jobs; job_test narrows the candidate node bitmap to the nodes
- *  libqft's placer chose, before cons_tres picks cores, memory and GRES
- *  inside it; job_begin and job_fini track the job and give it its node
- *  order and predicted congestion. cons_tres keeps all of its own state.
+ *  and forwards every select_p_* call to it. Four calls are intercepted:
+ *  node_init and job_init load the fabric and take in the running jobs
+ *  (rlft_state.c); job_test narrows the candidate node bitmap to the nodes
+ *  libqft's placer chose (rlft_place.c), before cons_tres picks cores,
+ *  memory and GRES inside it; job_begin and job_fini track the job and
+ *  give it its node order and predicted congestion (rlft_tell.c).
+ *  cons_tres keeps all of its own state.
  *
  *  Copyright (C) 2026 slurm-qft developers.
  *
@@ -52,7 +53,10 @@
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
 #include "src/plugins/select/rlft/rlft_env.h"
+#include "src/plugins/select/rlft/rlft_chosen.h"
 #include "src/plugins/select/rlft/rlft_place.h"
+#include "src/plugins/select/rlft/rlft_state.h"
+#include "src/plugins/select/rlft/rlft_tell.h"
 
 /*
  * plugin_id: every select plugin that a process loads must have its own id

@@ -40,7 +40,9 @@
 #include "src/plugins/topology/common/common_topo.h"
 
 #include "src/plugins/select/rlft/rlft_env.h"
+#include "src/plugins/select/rlft/rlft_chosen.h"
 #include "src/plugins/select/rlft/rlft_place.h"
+#include "src/plugins/select/rlft/rlft_state.h"
 #include "src/plugins/topology/qft/topology_qft.h"
 
 /*
