@@ -203,11 +203,18 @@ expect_eq "not congestion-free" "$(env_of "$a" QFT_CONGESTION_FREE)" no
 "$BIN/scancel" "$a"
 gone "$a"
 printf 'ShapeWaitEnds=0\n' >>"$W/etc/qft.conf"
+n=$(wc -l <"$W/etc/qft.conf")
 "$BIN/scontrol" reconfigure >/dev/null 2>&1
 sleep 2
-check "ShapeWaitEnds=0 is refused, by name and file" \
-	grep -q "qft.conf: ShapeWaitEnds=0, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100" "$LOG"
-sed -i 's/^ShapeWaitEnds=0$/ShapeWaitEnds=40/' "$W/etc/qft.conf"
+check "ShapeWaitEnds=0 is refused, by name, file and line ($n)" \
+	grep -q "qft.conf:$n: ShapeWaitEnds=0, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100" "$LOG"
+# a value Slurm's parser refuses, which names neither file nor line
+sed -i 's/^ShapeWaitEnds=0$/ShapeWaitEnds=ten/' "$W/etc/qft.conf"
+"$BIN/scontrol" reconfigure >/dev/null 2>&1
+sleep 2
+check "ShapeWaitEnds=ten is refused, by file and line" \
+	grep -q "qft.conf:$n: ShapeWaitEnds=ten, expected a whole number" "$LOG"
+sed -i 's/^ShapeWaitEnds=ten$/ShapeWaitEnds=40/' "$W/etc/qft.conf"
 "$BIN/scontrol" reconfigure
 sleep 2
 check "select/rlft expects the running jobs' ends at 40%" \

@@ -350,14 +350,14 @@ check "missing-fabric: qft status: the refusal, naming the file" \
 startup_error missing-conf "fatal: topology/qft: cannot read $T/missing-conf/etc/qft.conf: No such file or directory" ""
 mkdir -p "$T/bad2"
 printf 'FabricFile=fabric.json\nFabric=x\n' >"$T/bad2/qft.conf"
-startup_error unknown-key "fatal: topology/qft: $T/unknown-key/etc/qft.conf: not a valid qft.conf" "$T/bad2/qft.conf" "$T/fabric.json"
+startup_error unknown-key "fatal: topology/qft: $T/unknown-key/etc/qft.conf:2: unknown key Fabric=x, expected one of the keys of qft.conf(5)" "$T/bad2/qft.conf" "$T/fabric.json"
 head -c 3000 "$T/fabric.json" >"$T/bad/fabric.json"
 echo "FabricFile=fabric.json" >"$T/bad/qft2.conf"
 mkdir -p "$T/bad3" && cp "$T/bad/qft2.conf" "$T/bad3/qft.conf"
 startup_error truncated-fabric "fatal: topology/qft: $T/truncated-fabric/etc/fabric.json:" "$T/bad3/qft.conf" "$T/bad/fabric.json"
 mkdir -p "$T/bad4"
 printf 'FabricFile=fabric.json\nFabricFormat=xml\n' >"$T/bad4/qft.conf"
-startup_error bad-format "fatal: topology/qft: $T/bad-format/etc/qft.conf: FabricFormat=xml, expected json or ibnetdiscover" "$T/bad4/qft.conf" "$T/fabric.json"
+startup_error bad-format "fatal: topology/qft: $T/bad-format/etc/qft.conf:2: FabricFormat=xml, expected json or ibnetdiscover" "$T/bad4/qft.conf" "$T/fabric.json"
 
 # --- 6. one fabric load, shared by topology/qft and select/rlft ----------
 W=$T/c6

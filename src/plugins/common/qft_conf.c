@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 
 #include "qft/qft.h"
 #include "src/plugins/common/qft_conf.h"
+#include "src/plugins/common/qft_conf_lines.h"
 
 const char *const qft_lid_words[] = {"off", "auto", "job", "dest", "pair", NULL};
 
@@ -81,6 +83,54 @@ static char *_conf_relative(const qft_conf_t *conf, char *path)
 	return out;
 }
 
+/* "qft.conf:LINE" for the line that sets `key`, or the path alone (a key
+ * from an Include, or no longer in the file); xfree() it. */
+static char *_where(const qft_conf_t *conf, const char *key)
+{
+	int line = qft_conf_line_of(conf->path, key);
+
+	return line ? xstrdup_printf("%s:%d", conf->path, line) : xstrdup(conf->path);
+}
+
+/* *why = "<where key is set>: <what>"; RET SLURM_ERROR. */
+__attribute__((format(printf, 4, 5)))
+static int _refuse(const qft_conf_t *conf, const char *key, char **why, const char *fmt, ...)
+{
+	char what[1024], *at = _where(conf, key);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	*why = xstrdup_printf("%s: %s", at, what);
+	xfree(at);
+	return SLURM_ERROR;
+}
+
+/* What Slurm's parser refused, by line: it names a bad key or value but
+ * not where. */
+static char *_parse_error(const qft_conf_t *conf)
+{
+	qft_conf_key_t keys[ARRAY_SIZE(qft_conf_options)];
+	char *what = NULL, *why;
+	int line;
+
+	for (size_t k = 0; k < ARRAY_SIZE(qft_conf_options); k++) {
+		keys[k].key = qft_conf_options[k].key;
+		keys[k].kind = qft_conf_options[k].type == S_P_UINT32 ? QFT_CONF_NUMBER :
+			       qft_conf_options[k].type == S_P_BOOLEAN ? QFT_CONF_BOOLEAN :
+									  QFT_CONF_WORD;
+	}
+	line = qft_conf_first_bad(conf->path, keys, &what);
+	if (line)
+		why = xstrdup_printf("%s:%d: %s", conf->path, line, what);
+	else
+		why = xstrdup_printf("%s: not a valid qft.conf (the line is named above; keys: see qft.conf(5))",
+				     conf->path);
+	free(what); /* qft_conf_lines.c's malloc() */
+	return why;
+}
+
 /* Key= one of `words` (case-insensitive, NULL-terminated): its index in
  * *out. An absent key leaves *out; another value sets *why. */
 static int _get_word(s_p_hashtbl_t *tbl, const qft_conf_t *conf, const char *key,
@@ -99,7 +149,7 @@ static int _get_word(s_p_hashtbl_t *tbl, const qft_conf_t *conf, const char *key
 		xstrfmtcat(expected, "%s%s", i ? (words[i + 1] ? ", " : " or ") : "", words[i]);
 	}
 	if (rc != SLURM_SUCCESS)
-		*why = xstrdup_printf("%s: %s=%s, expected %s", conf->path, key, value, expected);
+		_refuse(conf, key, why, "%s=%s, expected %s", key, value, expected);
 	xfree(value);
 	xfree(expected);
 	return rc;
@@ -116,11 +166,11 @@ static int _read_routing(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 		return SLURM_ERROR;
 	s_p_get_string(&lft, "LftFile", tbl);
 	if (routing == 0 && lft) {
-		*why = xstrdup_printf("%s: LftFile= is set but Routing=dmodk (the default): say Routing=lft to use it",
-				      conf->path);
+		_refuse(conf, "LftFile", why,
+			"LftFile= is set but Routing=dmodk (the default): say Routing=lft to use it");
 	} else if (routing == 1 && (!lft || !lft[0])) {
-		*why = xstrdup_printf("%s: Routing=lft needs LftFile= (OpenSM writes opensm-lfts.dump to its dump_files_dir, /var/log by default)",
-				      conf->path);
+		_refuse(conf, "Routing", why,
+			"Routing=lft needs LftFile= (OpenSM writes opensm-lfts.dump to its dump_files_dir, /var/log by default)");
 	} else if (routing == 1) {
 		lft = _conf_relative(conf, lft);
 		conf->routing = xstrdup_printf("lft:%s", lft);
@@ -152,9 +202,9 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	s_p_get_uint32(&conf->lid_table_wait, "LidTableWait", tbl);
 	s_p_get_uint32(&conf->lid_threads, "LidThreads", tbl);
 	if (conf->lid_threads < 1 || conf->lid_threads > QFT_LID_THREADS_MAX) {
-		*why = xstrdup_printf("%s: LidThreads=%u: expected 1 to %u threads for a LID choice",
-				      conf->path, conf->lid_threads, QFT_LID_THREADS_MAX);
-		return SLURM_ERROR;
+		return _refuse(conf, "LidThreads", why,
+			       "LidThreads=%u: expected 1 to %u threads for a LID choice",
+			       conf->lid_threads, QFT_LID_THREADS_MAX);
 	}
 	s_p_get_uint32(&conf->lid_test_delay, "LidTestDelay", tbl);
 	conf->format = format;
@@ -168,24 +218,23 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	s_p_get_boolean(&conf->path_pressure, "PathPressure", tbl);
 	s_p_get_uint32(&conf->round_up, "RoundUp", tbl);
 	if (conf->round_up > QFT_ROUND_UP_MAX) {
-		*why = xstrdup_printf("%s: RoundUp=%u, expected a percentage of 0 to %d",
-				      conf->path, conf->round_up, QFT_ROUND_UP_MAX);
-		return SLURM_ERROR;
+		return _refuse(conf, "RoundUp", why, "RoundUp=%u, expected a percentage of 0 to %d",
+			       conf->round_up, QFT_ROUND_UP_MAX);
 	}
 	s_p_get_uint32(&conf->shape_wait, "ShapeWait", tbl);
 	s_p_get_uint32(&conf->shape_wait_max, "ShapeWaitMax", tbl);
 	s_p_get_uint32(&conf->shape_holds, "ShapeHolds", tbl);
 	s_p_get_boolean(&conf->plan_busy_first, "PlanBusyFirst", tbl);
 	if (conf->shape_wait > QFT_SHAPE_WAIT_MAX) {
-		*why = xstrdup_printf("%s: ShapeWait=%u, expected a percentage of the job's time limit, 0 to %d",
-				      conf->path, conf->shape_wait, QFT_SHAPE_WAIT_MAX);
-		return SLURM_ERROR;
+		return _refuse(conf, "ShapeWait", why,
+			       "ShapeWait=%u, expected a percentage of the job's time limit, 0 to %d",
+			       conf->shape_wait, QFT_SHAPE_WAIT_MAX);
 	}
 	s_p_get_uint32(&conf->shape_wait_ends, "ShapeWaitEnds", tbl);
 	if (conf->shape_wait_ends < 1 || conf->shape_wait_ends > 100) {
-		*why = xstrdup_printf("%s: ShapeWaitEnds=%u, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100",
-				      conf->path, conf->shape_wait_ends);
-		return SLURM_ERROR;
+		return _refuse(conf, "ShapeWaitEnds", why,
+			       "ShapeWaitEnds=%u, expected the percentage of what is left of a running job's time limit it is expected to run, 1 to 100",
+			       conf->shape_wait_ends);
 	}
 	/* No default: StateSaveLocation is on the controller, where jobs
 	 * usually cannot read; QFT_HOSTS carries the same list. */
@@ -194,9 +243,9 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	if (conf->isolate_partitions &&
 	    (!conf->isolate_partitions[0] || strchr(conf->isolate_partitions, ' ') ||
 	     strstr(conf->isolate_partitions, ",,") || conf->isolate_partitions[0] == ',')) {
-		*why = xstrdup_printf("%s: IsolatePartitions=%s, expected partition names separated by commas",
-				      conf->path, conf->isolate_partitions);
-		return SLURM_ERROR;
+		return _refuse(conf, "IsolatePartitions", why,
+			       "IsolatePartitions=%s, expected partition names separated by commas",
+			       conf->isolate_partitions);
 	}
 	return _read_routing(conf, tbl, why);
 }
@@ -226,8 +275,7 @@ extern int qft_conf_read(qft_conf_t *conf, char **why)
 	}
 	tbl = s_p_hashtbl_create(qft_conf_options);
 	if (s_p_parse_file(tbl, NULL, conf->path, false, NULL) != SLURM_SUCCESS) {
-		*why = xstrdup_printf("%s: not a valid qft.conf (the line is named above; keys: see qft.conf(5))",
-				      conf->path);
+		*why = _parse_error(conf);
 		s_p_hashtbl_destroy(tbl);
 		return SLURM_ERROR;
 	}
