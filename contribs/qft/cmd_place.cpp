@@ -18,7 +18,7 @@ int cmd_place(int argc, char **argv)
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
 		   "--candidates", "--eligible", "--require", "--routing", "--lft", "--round-up",
 		   "--shapes", "--min-nodes"},
-		  {"--no-congestion", "--explain", "--path-pressure"});
+		  {"--no-congestion", "--explain", "--path-pressure", "--candidate-hosts"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
@@ -84,6 +84,16 @@ int cmd_place(int argc, char **argv)
 		    p.chosen.shared, p.considered.size());
 	if (args.has("--explain"))
 		std::fputs(explain(p).c_str(), stdout);
+	// Each candidate's hosts, best first, to score them again elsewhere
+	// (contribs/bench/place-beside.py: with the pair choice beside the
+	// running jobs' kept offsets).
+	if (args.has("--candidate-hosts"))
+		for (size_t i = 0; i < p.considered.size(); i++) {
+			std::vector<std::string> hosts;
+			for (HostOrd h : p.considered[i].hosts)
+				hosts.push_back(f.node(f.hosts()[h]).name);
+			std::printf("candidate %zu: %s\n", i + 1, hostlist_compress(hosts).c_str());
+		}
 	return 0;
 }
 

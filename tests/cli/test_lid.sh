@@ -60,6 +60,11 @@ expect_eq "place --path-pressure, the quietest leaves" "$(placed --path-pressure
 expect_eq "--explain gives each candidate's pressure" \
 	"$("$QFT" place --fabric "$TMP/p.json" --running "$TMP/running" --nodes 4 --path-pressure --explain |
 		grep -o 'quietest subtrees.*path pressure [0-9.]*\|path pressure [0-9.]*' | sed 's/.*path pressure //' | paste -sd,)" "0.00,2.00"
+# --candidate-hosts: every candidate's hosts, best first (the first is the
+# one placed), for contribs/bench/place-beside.py to score again.
+expect_eq "--candidate-hosts lists the candidates, the one placed first" \
+	"$("$QFT" place --fabric "$TMP/p.json" --running "$TMP/running" --nodes 4 --path-pressure --candidate-hosts |
+		sed -n 's/^candidate \([0-9]*\): /\1 /p' | paste -sd,)" "1 n[0011-0012,0015-0016],2 n[0003-0004,0007-0008]"
 expect_fail 2 "the fabric has LMC 0" -- \
 	"$QFT" place --fabric "$TMP/p0.json" --running "$TMP/running" --nodes 4 --path-pressure
 finish
