@@ -240,11 +240,11 @@ slurmd_pidfile_names() {
 
 # A PID file we wrote holds the daemon's PID; check it still is that
 # program (PIDs get reused) through /proc/<pid>/exe.
-daemon_pid() {
+daemon_pid() { # daemon_pid NAME [TRIES]: TRIES for a 24.11 slurmctld
     local name=$1 pid exe want
     pid=$(read_pid "$name")
     if [ "$name" = slurmctld ] && [ "$(state_get SLURMCTLD_DAEMON)" = 1 ]; then
-        pid=$(ctld_daemon_pid) || return 1
+        pid=$(ctld_daemon_pid "${2:-10}") || return 1
     fi
     pid_alive "$pid" || return 1
     want=$(cat "$RUN/$name.exe" 2>/dev/null || true)
@@ -258,11 +258,13 @@ daemon_pid() {
 # once it is up, and the old one carries on if the new one dies (a bad
 # config). With -D it would exec itself in place, and die with a bad
 # config. Its PID is what it writes to SlurmctldPidFile; the new process
-# rewrites that file a moment after the old one exits, hence the retries.
-# run/slurmctld.pid follows it.
+# rewrites that file a moment after the old one exits, hence the retries:
+# 1 s (TRIES 10), or as many tenths as asked: restart waits up to 10 s, as
+# one in test-lid (24.11, 2 cores busy with three tests) found no live pid
+# in 1 s a few seconds after a reconfigure. run/slurmctld.pid follows it.
 ctld_daemon_pid() {
     local pid _
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
+    for _ in $(seq 1 "${1:-10}"); do
         pid=$(tr -cd '0-9' 2>/dev/null < "$RUN/slurmctld.slurmpid" || true)
         if pid_alive "$pid"; then
             [ "$(read_pid slurmctld)" = "$pid" ] || echo "$pid" > "$RUN/slurmctld.pid"
@@ -1037,7 +1039,9 @@ do_restart() {
     [ -x "$SLURMCTLD" ] || die "no slurmctld recorded in $STATE_FILE"
     daemon_pid munged > /dev/null || die "munged does not run in $W"
     local pid t0 t1 deadline stop_secs
-    pid=$(daemon_pid slurmctld) || die "slurmctld does not run in $W"
+    pid=$(daemon_pid slurmctld 100) ||
+        die "slurmctld does not run in $W (pid files: $(cat "$RUN/slurmctld.pid" \
+            "$RUN/slurmctld.slurmpid" 2>/dev/null | tr '\n' ' '))"
     t0=$(date +%s.%N)
     log "restart: SIG$RESTART_SIG to slurmctld (pid $pid)"
     kill "-$RESTART_SIG" "$pid"

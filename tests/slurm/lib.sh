@@ -46,6 +46,18 @@ recovered_jobs() {
 		/select\/rlft: tracking [0-9]+ running jobs/ && n == "" {n = $0}
 		END {print n}' "$1" | grep -oE '[0-9]+ running' | cut -d' ' -f1
 }
+# restart_ctld W WHAT [--kill]: the harness restarts slurmctld of cluster
+# W; ok WHAT, or FAIL with the harness's last words (its output is kept in
+# W/restart.out: a restart that fails once in many runs needs them).
+restart_ctld() {
+	local w=$1 what=$2
+	shift 2
+	if "$HARNESS" restart -w "$w" "$@" >"$w/restart.out" 2>&1; then
+		ok "$what"
+	else
+		bad "$what: restart failed: $(tail -n 3 "$w/restart.out" | tr '\n' ' ')"
+	fi
+}
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1 = '$2', wanted '$3'"; fi; }
 
 stop_all() {

@@ -88,7 +88,7 @@ say "C's reason: $(reason "$C")"
 
 # --- 2. restart and reconfigure -----------------------------------------------
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"
-"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted" || bad "restart failed"
+restart_ctld "$W" "slurmctld restarted"
 sleep 3
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
 check "A, B and C survive the restart" cmp -s "$T/before" "$T/after"

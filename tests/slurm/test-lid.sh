@@ -241,8 +241,7 @@ sleep 2
 rs=$(run_one 16 -w "$scattered")
 rtable=$(envof "$rs" QFT_LID_TABLE)
 check "restart: the table is still pending" test ! -e "$rtable"
-"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted with JobId=$rs's table pending" ||
-	bad "restart failed"
+restart_ctld "$W" "slurmctld restarted with JobId=$rs's table pending"
 for _ in $(seq 1 60); do [ -e "$rtable" ] && break; sleep 1; done
 expect_eq "restart: the job's decision is a pair table" "$(grep -v '^#' "$rtable" 2>/dev/null | sed -n 3p)" "choice pair"
 check "restart: slurmctld chose again, and says so" \

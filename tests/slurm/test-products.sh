@@ -79,7 +79,7 @@ for shapes in blocks products; do
 
 	# --- 3. restart ------------------------------------------------------------
 	"$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"
-	"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted" || bad "restart failed"
+	restart_ctld "$W" "slurmctld restarted"
 	sleep 5
 	"$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
 	check "both jobs and their nodes survive the restart" cmp -s "$T/before" "$T/after"

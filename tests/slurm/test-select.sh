@@ -116,7 +116,7 @@ say "all running jobs together: $(hsd --jobs "$T/running.jobs")"
 
 # --- 3. restart slurmctld in the middle of it -------------------------------
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"
-"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted" || bad "restart failed"
+restart_ctld "$W" "slurmctld restarted"
 sleep 5
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
 check "every job and allocation survives the restart" cmp -s "$T/before" "$T/after"

@@ -142,7 +142,7 @@ expect_eq "backfill plans it at R's end" "$b_start" "$r_end"
 
 # --- 3. restart ----------------------------------------------------------------
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/before"
-"$HARNESS" restart -w "$W" >/dev/null 2>&1 && ok "slurmctld restarted" || bad "restart failed"
+restart_ctld "$W" "slurmctld restarted"
 sleep 5
 "$BIN/squeue" -h -o '%i %T %N' | sort >"$T/after"
 check "R, Q and the waiting job survive the restart" cmp -s "$T/before" "$T/after"
@@ -177,8 +177,7 @@ expect_eq "F ended: R1's end is due within 60 s of the first decline: it waits" 
 	"$(state "$c")" PENDING
 sleep 3 # slurmctld writes its state file at most 5 s after it is asked to
 killed=$(date +%s)
-"$HARNESS" restart -w "$W" --kill >/dev/null 2>&1 &&
-	ok "slurmctld killed (SIGKILL) and started again" || bad "restart --kill failed"
+restart_ctld "$W" "slurmctld killed (SIGKILL) and started again" --kill
 sleep 3
 expect_eq "after the crash it still waits" "$(state "$c")" PENDING
 r1_cancelled=$(date +%s)
