@@ -15,11 +15,14 @@ them; then `qft score --lid pair` of the job's own hosts and of every
 candidate beside them: HSD beside and floor (stages proven congested).
 
   place-beside.py OUT POLICY [--above N] [--count K] [--congested]
-                  [--path-pressure] [--qft Q] [--keep DIR]
+                  [--path-pressure] [--first C] [--lid-threads T] [--qft Q]
+                  [--keep DIR]
     OUT          a qft-sim output directory with a LID choice
     --above N    jobs above N nodes (default 18: more than a leaf)
     --count K    K of them, spread over the run (default 20)
     --congested  only jobs whose pair choice was proven congested at start
+    --first C    score the placer's first C candidates (default 8)
+    --lid-threads T  the pair choice's threads, as the run's (default 1)
 Prints one JSON line per job, then a summary line."""
 import argparse
 import json
@@ -49,6 +52,8 @@ def main():
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--congested", action="store_true")
     p.add_argument("--path-pressure", action="store_true")
+    p.add_argument("--first", type=int, default=8)
+    p.add_argument("--lid-threads", type=int, default=1)
     p.add_argument("--qft", default="qft")
     p.add_argument("--keep")
     args = p.parse_args()
@@ -93,7 +98,7 @@ def main():
         if args.path_pressure:
             cmd.append("--path-pressure")
         cands = [line.split(": ", 1)[1] for line in run(cmd).splitlines()
-                 if line.startswith("candidate ")]
+                 if line.startswith("candidate ")][:args.first]
         with open(pre + ".kept", "w") as f:
             f.write("".join(kept_lines[k["name"]] for k in nb))
         groups = [j["nodelist"]] + cands
@@ -101,7 +106,8 @@ def main():
             f.write("\n".join("".join("%s: %s\n" % (k["name"], k["nodelist"]) for k in nb)
                               + "new%d: %s\n" % (i, g) for i, g in enumerate(groups)))
         out = run([args.qft, "score", "--fabric", fabric, "--json", "--worst", "0", "--per-job",
-                   "--lid", "pair", "--lmc", str(lmc), "--lid-in", pre + ".kept",
+                   "--lid", "pair", "--lmc", str(lmc), "--lid-threads", str(args.lid_threads),
+                   "--lid-in", pre + ".kept",
                    "--batch", pre + ".batch"])
         res = [json.loads(line) for line in out.splitlines() if line.strip()]
 
