@@ -15,10 +15,12 @@ there is when no stage stays open and the search has 2 on each
 infeasible one).
 
   lid-beside.py OUT POLICY (--job NAME | --above N [--count K]) [--qft Q]
-                [--bound LID_BOUND] [--tmlim S] [--keep DIR]
+                [--bound LID_BOUND] [--tmlim S] [--keep DIR] [--score ARG ...]
     OUT     a qft-sim output directory (fabric.json, POLICY/jobs.json,
             POLICY/lid-kept.txt: a run with a LID choice)
     --above N --count K: K jobs above N nodes, spread over the run
+    --score ARG  passed on to `qft score` (repeatable): the search's
+            budgets, e.g. --score=--lid-walk=1000 --score=--lid-exact=240
 Prints one JSON line per job."""
 import argparse
 import json
@@ -34,6 +36,8 @@ from qftsim.scoring import neighbour_sets, ran_multi  # noqa: E402
 def qft_score(args, fabric, lmc, kept, batch):
     cmd = [args.qft, "score", "--fabric", fabric, "--json", "--worst", "0", "--per-job",
            "--lid", "pair", "--lmc", str(lmc), "--lid-in", kept, "--batch", batch]
+    for a in args.score:
+        cmd += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode:
         sys.exit("lid-beside: %s: %s" % (" ".join(cmd), r.stderr.strip()))
@@ -67,6 +71,7 @@ def main():
     p.add_argument("--bound")
     p.add_argument("--tmlim", type=int, default=60)
     p.add_argument("--keep")
+    p.add_argument("--score", action="append", default=[])
     args = p.parse_args()
     if (args.job is None) == (args.above is None):
         p.error("give --job NAME or --above N")

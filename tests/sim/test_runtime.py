@@ -653,7 +653,23 @@ class TestKeptOffsets(unittest.TestCase):
         self.assertAlmostEqual(f["multi"]["undecided_share"], 90 / 309)
         self.assertEqual(f["above_256"]["jobs"], 1)
         self.assertAlmostEqual(f["above_256"]["proven_share"], 60 / 299)
+        self.assertNotIn("lost_share", f["multi"])  # no runtime model
         self.assertIsNone(metrics.lid_start_figures([{"nodes": 2}]))
+        # with the runtime model: the node-hours lost at the start's HSD
+        # and at the floor, f (h - 1) of the work alone, over the node-hours
+        # the jobs used (run_model)
+        model = [{"nodes": 2, "work": 100.0, "comm": 0.5, "run_model": 125.0,
+                  "lid_start": {"h": 1.5, "floor": 1.25, "stages": 1, "proven": 0,
+                                "undecided": 1}},
+                 {"nodes": 300, "work": 10.0, "comm": 0.1, "run_model": 10.0,
+                  "lid_start": {"h": 1.0, "floor": 1.0, "stages": 299, "proven": 0,
+                                "undecided": 0}}]
+        f = metrics.lid_start_figures(model)
+        used = 2 * 125.0 + 300 * 10.0
+        self.assertAlmostEqual(f["multi"]["lost_share"], 2 * 25.0 / used)
+        self.assertAlmostEqual(f["multi"]["lost_at_start_share"], 2 * 100 * 0.5 * 0.5 / used)
+        self.assertAlmostEqual(f["multi"]["lost_at_floor_share"], 2 * 100 * 0.5 * 0.25 / used)
+        self.assertEqual(f["above_256"]["lost_at_floor_share"], 0.0)
 
     def test_lid_threads_for_choices_only(self):
         """--lid-threads N reaches the choices (qft score --lid-threads),
@@ -885,7 +901,8 @@ class TestReportUsers(unittest.TestCase):
         txt = report.report_text(self.rep(jobs), jobs)
         self.assertIn("cons_tres-lid at the starts, beside the running jobs: multi-node jobs (2) "
                       "HSD 1.25, 50.0% at 1.0, proven floor 1.12 (stages proven congested "
-                      "23.8%, undecided 21.4%)", txt)
+                      "23.8%, undecided 21.4%), node-hours lost 16.7% (at the start's HSD all "
+                      "along 20.8%, at the floor 10.4%)", txt)
 
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"),
                          "no python3-matplotlib")

@@ -161,10 +161,16 @@ def lid_start_figures(jobs):
     running jobs with the offsets they chose (mean, share at 1.0), and
     with a pair choice what its search proved there: the mean floor
     (the least HSD any offsets give) and the shares of the jobs' stages
-    proven to congest and left undecided. None without a choice."""
+    proven to congest and left undecided. With the runtime model too, the
+    node-hours they would lose (share of their node-hours) running at
+    their start's HSD all along, and at the floor: what these placements
+    lose whatever the offsets (forced) against what the search left
+    (start - floor) and what later neighbours added (lost - start). None
+    without a choice."""
     out = {}
     for label, lo in (("multi", 1), ("above_256", 256)):
-        st = [j["lid_start"] for j in jobs if j.get("lid_start") and j["nodes"] > lo]
+        with_st = [j for j in jobs if j.get("lid_start") and j["nodes"] > lo]
+        st = [j["lid_start"] for j in with_st]
         if not st:
             continue
         pair = [s for s in st if "floor" in s]
@@ -176,7 +182,21 @@ def lid_start_figures(jobs):
             "proven_share": sum(s["proven"] for s in pair) / stages if stages else None,
             "undecided_share": sum(s["undecided"] for s in pair) / stages if stages else None,
         }
+        model = [j for j in with_st if j.get("run_model") is not None and j.get("work")
+                 and j.get("comm") is not None]
+        used = sum(j["nodes"] * j["run_model"] for j in model)
+        if used and len(pair) == len(st):
+            out[label]["lost_share"] = sum(
+                j["nodes"] * max(0.0, j["run_model"] - j["work"]) for j in model) / used
+            for key, fig in (("lost_at_start_share", "h"), ("lost_at_floor_share", "floor")):
+                out[label][key] = sum(_lost_at(j, j["lid_start"][fig]) for j in model) / used
     return out or None
+
+
+def _lost_at(job, h):
+    """Node-seconds a job loses running at HSD h all along: the runtime
+    model's rate 1 / ((1 - f) + f h) stretches its work alone by f (h - 1)."""
+    return job["nodes"] * job["work"] * job["comm"] * max(0.0, h - 1.0)
 
 
 def isolate_figures(jobs):

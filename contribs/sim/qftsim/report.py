@@ -172,6 +172,10 @@ def _start_part(label, s):
     if s.get("floor_mean") is not None:
         part += ", proven floor %.2f (stages proven congested %s, undecided %s)" % (
             s["floor_mean"], _pct(s["proven_share"]), _pct(s["undecided_share"]))
+    if s.get("lost_share") is not None:
+        part += ", node-hours lost %s (at the start's HSD all along %s, at the floor %s)" % (
+            _pct(s["lost_share"]), _pct(s["lost_at_start_share"]),
+            _pct(s["lost_at_floor_share"]))
     return part
 
 
