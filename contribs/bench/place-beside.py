@@ -99,6 +99,9 @@ def main():
             cmd.append("--path-pressure")
         cands = [line.split(": ", 1)[1] for line in run(cmd).splitlines()
                  if line.startswith("candidate ")][:args.first]
+        missing = [k["name"] for k in nb if k["name"] not in kept_lines]
+        if missing:
+            sys.exit("place-beside: no kept offsets for %s" % ", ".join(missing))
         with open(pre + ".kept", "w") as f:
             f.write("".join(kept_lines[k["name"]] for k in nb))
         groups = [j["nodelist"]] + cands
