@@ -58,6 +58,15 @@ restart_ctld() {
 		bad "$what: restart failed: $(tail -n 3 "$w/restart.out" | tr '\n' ' ')"
 	fi
 }
+# expect_empty WHAT FILE: ok when FILE is empty or absent, else FAIL with
+# its first lines (a check that fails once in many runs needs them).
+expect_empty() {
+	if [ -s "$2" ]; then
+		bad "$1: $(head -c 400 "$2" | tr '\n' ' ')"
+	else
+		ok "$1"
+	fi
+}
 expect_eq() { if [ "$2" = "$3" ]; then ok "$1 = $3"; else bad "$1 = '$2', wanted '$3'"; fi; }
 
 stop_all() {
