@@ -31,17 +31,14 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sim"))
 from qftsim.scoring import neighbour_sets, ran_multi  # noqa: E402
+from beside import kept_lines, score_pair, write_kept  # noqa: E402
 
 
 def qft_score(args, fabric, lmc, kept, batch):
-    cmd = [args.qft, "score", "--fabric", fabric, "--json", "--worst", "0", "--per-job",
-           "--lid", "pair", "--lmc", str(lmc), "--lid-in", kept, "--batch", batch]
+    extra = []
     for a in args.score:
-        cmd += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("lid-beside: %s: %s" % (" ".join(cmd), r.stderr.strip()))
-    return [json.loads(line) for line in r.stdout.splitlines() if line.strip()]
+        extra += a.split("=", 1) if a.startswith("--") and "=" in a else [a]
+    return score_pair(args.qft, fabric, lmc, kept, batch, "lid-beside", extra)
 
 
 def bound(args, fabric, lmc, hosts, kept):
@@ -90,33 +87,25 @@ def main():
     else:
         pick = [j for j in jobs if j["nodes"] > args.above]
         pick = pick[::max(1, len(pick) // max(1, args.count))][:args.count]
-    kept_lines = {}
-    with open(os.path.join(args.out, args.policy, "lid-kept.txt")) as f:
-        for line in f:
-            if line.strip():
-                kept_lines[line.split()[0]] = line
+    kept = kept_lines(args.out, args.policy)
     work = args.keep or tempfile.mkdtemp(prefix="lid-beside.")
     os.makedirs(work, exist_ok=True)
     for j in pick:
         nb = sets[j["idx"]][:-1]
-        missing = [k["name"] for k in nb if k["name"] not in kept_lines]
-        if missing:
-            sys.exit("lid-beside: no kept offsets for %s" % ", ".join(missing))
-        kept = os.path.join(work, "%s.kept" % j["name"])
-        with open(kept, "w") as f:
-            f.write("".join(kept_lines[k["name"]] for k in nb))
+        kept_file = os.path.join(work, "%s.kept" % j["name"])
+        write_kept(kept_file, nb, kept, "lid-beside")
         batch = os.path.join(work, "%s.batch" % j["name"])
         with open(batch, "w") as f:
             f.write("".join("%s: %s\n" % (k["name"], k["nodelist"]) for k in nb))
             f.write("again: %s\n\nalone: %s\n" % (j["nodelist"], j["nodelist"]))
-        beside, alone = qft_score(args, fabric, lmc, kept, batch)
+        beside, alone = qft_score(args, fabric, lmc, kept_file, batch)
         fl = beside["lid_floor"][-1]
         rec = {"job": j["name"], "nodes": j["nodes"], "neighbours": len(nb),
                "hsd_beside": beside["job_hsd"][-1], "floor": fl["hsd"], "stages": fl["stages"],
                "proven": fl["congested"], "undecided": fl["undecided"],
                "hsd_alone": alone["avg_hsd"]}
         if args.bound:
-            b = bound(args, fabric, lmc, j["nodelist"], kept)
+            b = bound(args, fabric, lmc, j["nodelist"], kept_file)
             rec["bound"] = b
             # each infeasible stage costs 2 at least: no offsets give less
             # (the best there is when the search's table has 2 on each)

@@ -27,7 +27,6 @@ Prints one JSON line per job, then a summary line."""
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -35,13 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from qftsim.common import expand_hostlist  # noqa: E402
 from qftsim.fabric import Fabric  # noqa: E402
 from qftsim.scoring import neighbour_sets, ran_multi  # noqa: E402
-
-
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode:
-        sys.exit("place-beside: %s: %s" % (" ".join(cmd), r.stderr.strip()[-500:]))
-    return r.stdout
+from beside import kept_lines, run, score_pair, write_kept  # noqa: E402
 
 
 def main():
@@ -71,11 +64,7 @@ def main():
     if args.congested:
         pick = [j for j in pick if (j.get("lid_start") or {}).get("proven", 0) > 0]
     pick = pick[::max(1, len(pick) // max(1, args.count))][:args.count]
-    kept_lines = {}
-    with open(os.path.join(args.out, args.policy, "lid-kept.txt")) as f:
-        for line in f:
-            if line.strip():
-                kept_lines[line.split()[0]] = line
+    kept = kept_lines(args.out, args.policy)
     work = args.keep or tempfile.mkdtemp(prefix="place-beside.")
     os.makedirs(work, exist_ok=True)
     total = {"jobs": 0, "lower_floor": 0, "free_candidate": 0, "actual_free": 0}
@@ -97,22 +86,15 @@ def main():
                "--candidate-hosts"]
         if args.path_pressure:
             cmd.append("--path-pressure")
-        cands = [line.split(": ", 1)[1] for line in run(cmd).splitlines()
+        cands = [line.split(": ", 1)[1] for line in run(cmd, "place-beside").splitlines()
                  if line.startswith("candidate ")][:args.first]
-        missing = [k["name"] for k in nb if k["name"] not in kept_lines]
-        if missing:
-            sys.exit("place-beside: no kept offsets for %s" % ", ".join(missing))
-        with open(pre + ".kept", "w") as f:
-            f.write("".join(kept_lines[k["name"]] for k in nb))
+        write_kept(pre + ".kept", nb, kept, "place-beside")
         groups = [j["nodelist"]] + cands
         with open(pre + ".batch", "w") as f:
             f.write("\n".join("".join("%s: %s\n" % (k["name"], k["nodelist"]) for k in nb)
                               + "new%d: %s\n" % (i, g) for i, g in enumerate(groups)))
-        out = run([args.qft, "score", "--fabric", fabric, "--json", "--worst", "0", "--per-job",
-                   "--lid", "pair", "--lmc", str(lmc), "--lid-threads", str(args.lid_threads),
-                   "--lid-in", pre + ".kept",
-                   "--batch", pre + ".batch"])
-        res = [json.loads(line) for line in out.splitlines() if line.strip()]
+        res = score_pair(args.qft, fabric, lmc, pre + ".kept", pre + ".batch", "place-beside",
+                         ["--lid-threads", str(args.lid_threads)])
 
         def fig(r):
             fl = r["lid_floor"][-1]
