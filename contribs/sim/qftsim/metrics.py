@@ -7,6 +7,7 @@ per size class)."""
 
 from .cluster import FINAL_CANCELLED, FINAL_FAILED, FINAL_OK
 from .common import mean, percentile
+from .runtime import rate
 
 # What summarise() copies from a run's record besides the jobs (kept in
 # jobs.json, so --report-only can rebuild the report).
@@ -194,9 +195,9 @@ def lid_start_figures(jobs):
 
 
 def _lost_at(job, h):
-    """Node-seconds a job loses running at HSD h all along: the runtime
-    model's rate 1 / ((1 - f) + f h) stretches its work alone by f (h - 1)."""
-    return job["nodes"] * job["work"] * job["comm"] * max(0.0, h - 1.0)
+    """Node-seconds a job loses running at HSD h all along, at the runtime
+    model's rate."""
+    return job["nodes"] * max(0.0, job["work"] / rate(job["comm"], h) - job["work"])
 
 
 def isolate_figures(jobs):
