@@ -71,12 +71,15 @@ int cmd_place(int argc, char **argv)
 			    p.reason.c_str());
 		return p.outcome == Placement::never ? 3 : 4;
 	}
-	std::vector<std::string> names;
-	for (HostOrd h : p.chosen.hosts)
-		names.push_back(f.node(f.hosts()[h]).name);
+	auto host_list = [&](const std::vector<HostOrd> &hosts) {
+		std::vector<std::string> names;
+		for (HostOrd h : hosts)
+			names.push_back(f.node(f.hosts()[h]).name);
+		return hostlist_compress(names);
+	};
 	std::printf("placed %zu nodes: %s\n%s%s\npredicted %s HSD %.3f with %zu running jobs "
 		    "(%.3f alone), %zu switch links shared with them, %zu candidates\n",
-		    names.size(), hostlist_compress(names).c_str(), p.chosen.label().c_str(),
+		    p.chosen.hosts.size(), host_list(p.chosen.hosts).c_str(), p.chosen.label().c_str(),
 		    p.chosen.congestion_free ? ", congestion-free by construction"
 		    : p.chosen.offset_shape  ? ", whole leaves of one level-2 subtree (for the offsets)"
 					     : "",
@@ -88,12 +91,9 @@ int cmd_place(int argc, char **argv)
 	// (contribs/bench/place-beside.py: with the pair choice beside the
 	// running jobs' kept offsets).
 	if (args.has("--candidate-hosts"))
-		for (size_t i = 0; i < p.considered.size(); i++) {
-			std::vector<std::string> hosts;
-			for (HostOrd h : p.considered[i].hosts)
-				hosts.push_back(f.node(f.hosts()[h]).name);
-			std::printf("candidate %zu: %s\n", i + 1, hostlist_compress(hosts).c_str());
-		}
+		for (size_t i = 0; i < p.considered.size(); i++)
+			std::printf("candidate %zu: %s\n", i + 1,
+				    host_list(p.considered[i].hosts).c_str());
 	return 0;
 }
 
