@@ -294,6 +294,13 @@ private:
 				held = held || !flows_[g].fresh;
 			blocked_[l] = held;
 		}
+		// A count proves some stages at once, whatever the budget left.
+		if (stage_crowded(paths_, blocked_)) {
+			for (PortIdx l : touched_)
+				blocked_[l] = 0;
+			proven_ = all_fresh_;
+			return;
+		}
 		std::vector<uint8_t> hint(order_.size()), out;
 		for (size_t i = 0; i < order_.size(); i++)
 			hint[i] = offset(order_[i]);

@@ -474,6 +474,85 @@ private:
 
 } // namespace
 
+bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked)
+{
+	const unsigned k = paths.offsets;
+	const size_t m = paths.flows();
+	if (k == 0 || k > 64 || m == 0)
+		return false;
+	// links numbered densely
+	std::vector<PortIdx> ids(paths.links);
+	std::sort(ids.begin(), ids.end());
+	ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+	auto id = [&](PortIdx l) {
+		return uint32_t(std::lower_bound(ids.begin(), ids.end(), l) - ids.begin());
+	};
+	std::vector<uint32_t> local(paths.links.size());
+	for (size_t i = 0; i < local.size(); i++)
+		local[i] = id(paths.links[i]);
+	// each flow's offsets whose path keeps off the blocked links
+	std::vector<uint64_t> open(m, 0);
+	size_t longest = 0;
+	for (size_t f = 0; f < m; f++) {
+		for (unsigned o = 0; o < k; o++) {
+			const uint32_t from = paths.at[f * k + o], to = paths.at[f * k + o + 1];
+			bool free = true;
+			for (uint32_t i = from; i < to && free; i++)
+				free = !(paths.links[i] < blocked.size() && blocked[paths.links[i]]);
+			if (free)
+				open[f] |= 1ull << o;
+			longest = std::max<size_t>(longest, to - from);
+		}
+		if (!open[f])
+			return true; // every path of f is closed
+	}
+	std::vector<uint32_t> parent(ids.size()), flows(ids.size()), links(ids.size());
+	std::vector<uint32_t> seen(ids.size(), 0);
+	auto root = [&](uint32_t a) {
+		while (parent[a] != a)
+			a = parent[a] = parent[parent[a]];
+		return a;
+	};
+	for (size_t pos = 0; pos < longest; pos++) {
+		for (uint32_t l = 0; l < parent.size(); l++)
+			parent[l] = l;
+		std::fill(flows.begin(), flows.end(), 0);
+		std::fill(links.begin(), links.end(), 0);
+		// join each flow's pos-th links; a flow counts when every open
+		// offset of it has one (a shorter path needs none)
+		std::vector<uint32_t> first(m, UINT32_MAX);
+		for (size_t f = 0; f < m; f++) {
+			bool every = true;
+			for (unsigned o = 0; o < k && every; o++)
+				every = !(open[f] >> o & 1) ||
+					pos < paths.at[f * k + o + 1] - paths.at[f * k + o];
+			for (unsigned o = 0; o < k && every; o++) {
+				const uint32_t from = paths.at[f * k + o];
+				if (!(open[f] >> o & 1))
+					continue;
+				const uint32_t l = local[from + pos];
+				if (seen[l] != pos + 1) {
+					seen[l] = uint32_t(pos + 1);
+					links[l]++; // counted at its root below
+				}
+				if (first[f] == UINT32_MAX)
+					first[f] = l;
+				else
+					parent[root(l)] = root(first[f]);
+			}
+		}
+		for (uint32_t l = 0; l < parent.size(); l++)
+			if (links[l] && root(l) != l) {
+				links[root(l)] += links[l];
+				links[l] = 0;
+			}
+		for (size_t f = 0; f < m; f++)
+			if (first[f] != UINT32_MAX && ++flows[root(first[f])] > links[root(first[f])])
+				return true;
+	}
+	return false;
+}
+
 bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
 		 const std::vector<uint8_t> &hint, bool hall, size_t &budget, uint64_t seed,
 		 std::vector<uint8_t> &out)

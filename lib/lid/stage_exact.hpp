@@ -45,6 +45,19 @@ bool solve_stage(const StagePaths &paths, const std::vector<uint8_t> &blocked,
 		 const std::vector<uint8_t> &hint, bool hall, size_t &budget, uint64_t seed,
 		 std::vector<uint8_t> &out);
 
+// Whether counting alone proves that no such routing exists: at some
+// position i along the paths, a set of flows whose i-th links, over all
+// their offsets that keep off the blocked links, lie among fewer links
+// than there are flows (each flow needs one of them to itself). The
+// sets are the components of the flows joined by shared i-th links. On
+// the 1944-host tree at LMC 4 this is the pod's pigeonhole the offset
+// map sets up (docs/lid-offsets.md, "The map's classes"): a flow's 16
+// level-2 up-links all lie in one third of its pod's, and a stage where
+// one third is asked for by more flows than it has links cannot be free.
+// The search takes long to see it (a perfect matching of 324 flows);
+// the count takes one pass over the paths.
+bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked);
+
 } // namespace qft
 
 #endif

@@ -467,7 +467,7 @@ void stage_search_is_exact(void **)
 	std::mt19937_64 rng(11);
 	const unsigned flows = 6, offsets = 3;
 	const PortIdx links = 10;
-	size_t routable = 0;
+	size_t routable = 0, crowded = 0;
 	for (int round = 0; round < 300; round++) {
 		StagePaths p;
 		p.offsets = offsets;
@@ -504,12 +504,19 @@ void stage_search_is_exact(void **)
 		const bool found =
 			solve_stage(p, blocked, hint, round % 2, steps, uint64_t(round), out);
 		assert_int_equal(found, exists);
+		if (stage_crowded(p, blocked)) { // a count proves only what is so
+			assert_false(exists);
+			crowded++;
+		}
 		if (found)
 			assert_true(valid(out));
 		routable += exists;
 	}
-	std::printf("# stage search: %zu of 300 random stages routable, all found\n", routable);
+	std::printf("# stage search: %zu of 300 random stages routable, all found; "
+		    "%zu of the others proven by counting\n",
+		    routable, crowded);
 	assert_true(routable > 30 && routable < 270); // both answers are tested
+	assert_true(crowded > 0);
 	StagePaths hole;
 	hole.offsets = 2;
 	hole.links = {0, 1, 0, 1, 0, 1};
@@ -519,6 +526,7 @@ void stage_search_is_exact(void **)
 	assert_false(
 		solve_stage(hole, std::vector<uint8_t>(2, 0), {0, 0, 0}, true, steps, 1, out));
 	assert_true(steps > 0); // proven impossible, not out of steps
+	assert_true(stage_crowded(hole, std::vector<uint8_t>(2, 0)));
 }
 
 // Leaves as the stage search sees them: each flow's path is its host
@@ -596,6 +604,42 @@ void stage_search_leaf_groups(void **)
 				 true, steps, 1, out));
 	std::printf("# leaf pigeonhole: proven impossible in %zu steps\n", 100000 - steps);
 	assert_true(100000 - steps <= 6);
+	assert_true(stage_crowded(hole, std::vector<uint8_t>(3000, 0)));
+	hole.links[1] = 6; // flow 0 at offset 0 leaves by a seventh up-link: 7 for 7
+	assert_false(stage_crowded(hole, std::vector<uint8_t>(3000, 0)));
+}
+
+// The pod's pigeonhole on the 1944-host tree at LMC 4 (docs/lid-offsets.md,
+// "The map's classes"): the contiguous job n[0001-0905], Shift stage 332,
+// which the LP relaxation puts at 109 flows for 108 level-2 up-links of
+// pod 1 (lid_bound: LP 1.009): the count proves it; stage 0 (the one
+// pair that wraps, 904 -> 0) is free at offset 0, and no count says
+// otherwise.
+void stage_count_sees_the_pods_classes(void **)
+{
+	test::Modelled m(test::Modelled::generated("3;18,18,6;1,18,6;1,1,3", 4));
+	std::vector<HostOrd> all(905);
+	for (HostOrd h = 0; h < 905; h++)
+		all[h] = h;
+	const std::vector<HostOrd> ranks = tree_order(m.fabric, *m.tree, all);
+	const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
+	auto stage = [&](size_t s) {
+		StagePaths p;
+		p.offsets = 16;
+		std::vector<RankPair> pairs;
+		shift->stage(905, s, pairs);
+		PortIdx links[kMaxPathLinks];
+		for (const RankPair &r : pairs)
+			for (unsigned o = 0; o < 16; o++) {
+				const unsigned len = m.router->path(ranks[r.src], ranks[r.dst], o, links);
+				p.links.insert(p.links.end(), links, links + len);
+				p.at.push_back(uint32_t(p.links.size()));
+			}
+		return p;
+	};
+	const std::vector<uint8_t> open(m.fabric.port_count(), 0);
+	assert_true(stage_crowded(stage(332), open));
+	assert_false(stage_crowded(stage(0), open));
 }
 
 // Striping: each flow in 2^LMC equal shares; recounted with fractions.
@@ -681,6 +725,7 @@ int main(void)
 		cmocka_unit_test(pair_spares_the_running_jobs),
 		cmocka_unit_test(stage_search_is_exact),
 		cmocka_unit_test(stage_search_leaf_groups),
+		cmocka_unit_test(stage_count_sees_the_pods_classes),
 		cmocka_unit_test(stripe_shares),
 		cmocka_unit_test(lid_space),
 		cmocka_unit_test(table_text),
