@@ -94,10 +94,11 @@ struct PairSearchOptions {
 };
 
 // What the search proved about the job beside the running jobs: a stage
-// whose exhaustive search (lib/lid/stage_exact.hpp) ran out of choices,
-// not of steps, has no routing of one flow per link that keeps off the
-// links the running jobs load: whatever the offsets, its busiest link
-// carries 2 flows or more. Counted only in stages whose pairs are all
+// where a count finds more flows than links where they must pass
+// (stage_crowded()), or whose exhaustive search (lib/lid/stage_exact.hpp)
+// ran out of choices, not of steps, has no routing of one flow per link
+// that keeps off the links the running jobs load: whatever the offsets,
+// its busiest link carries 2 flows or more. Counted only in stages whose pairs are all
 // new (Shift's every stage), where no offset was fixed by an earlier
 // stage. A floor, not the optimum: a stage not proven may still congest.
 struct PairFloor {
