@@ -48,7 +48,9 @@
 //                    two paths can drop one), plus implied clauses where
 //                    counting forces every link of a group (a switch's
 //                    up- or down-links, the links into a switch from
-//                    below or above) to carry one flow (tight_groups();
+//                    below or above, and the stage's classes: the links
+//                    of one kind joined by the options of a flow,
+//                    with_classes()) to carry one flow (tight_groups();
 //                    --no-implied: none), CaDiCaL;
 //           minisat  glpsol --minisat (GLPK's own CNF translation);
 //   min   the integer optimum (--min-solver, branch and bound, --tmlim),
@@ -434,6 +436,54 @@ void tight_groups(const Stage &st, const std::vector<std::vector<uint32_t>> &gro
 			(*added)++;
 		}
 	}
+}
+
+// The stage's own groups, added to the switches' (`groups`, `count`
+// of them; `count` grows): for each kind of link (its sending node's
+// level, up or down), the links joined by the options of one flow. A
+// path crosses each kind once at most, so a flow whose options all cross
+// a kind takes one link of that kind's component: the pod's classes of
+// docs/lid-offsets.md ("The map's classes"), which no switch's group is.
+std::vector<std::vector<uint32_t>> with_classes(const Stage &st, const Fabric &f,
+						const std::vector<std::vector<uint32_t>> &groups,
+						uint32_t &count)
+{
+	std::vector<std::vector<uint32_t>> out = groups;
+	const size_t links = groups.size();
+	std::vector<uint32_t> parent(links);
+	for (size_t l = 0; l < links; l++)
+		parent[l] = uint32_t(l);
+	auto root = [&](uint32_t a) {
+		while (parent[a] != a)
+			a = parent[a] = parent[parent[a]];
+		return a;
+	};
+	auto kind = [&](PortIdx l) {
+		const Port &p = f.port(l);
+		const int at = f.node(p.node).level;
+		const int to = f.node(f.port(p.peer).node).level;
+		return unsigned(std::max(at, 0)) * 2 + (to > at);
+	};
+	std::vector<uint8_t> member(links, 0);
+	for (const auto &c : st.choices) {
+		std::map<unsigned, PortIdx> first; // by kind
+		for (size_t v = c.first; v < c.second; v++)
+			for (PortIdx l : st.own[v]) {
+				member[l] = 1;
+				auto [it, fresh] = first.emplace(kind(l), l);
+				if (!fresh)
+					parent[root(l)] = root(it->second);
+			}
+	}
+	std::map<uint32_t, uint32_t> id; // root -> group
+	for (size_t l = 0; l < links; l++)
+		if (member[l]) {
+			auto [it, fresh] = id.emplace(root(uint32_t(l)), count);
+			if (fresh)
+				count++;
+			out[l].push_back(it->second);
+		}
+	return out;
 }
 
 // DIMACS CNF of H = 1 (needs lb0 <= 1): var v is SAT variable v+1.
@@ -1194,8 +1244,10 @@ int run(int argc, char **argv)
 			if (solver == "cadical") {
 				const std::string path = base + ".feas.cnf";
 				size_t implied;
-				write_file(path, cnf_text(st, opt.implied ? link_groups : no_groups,
-							  group_count, &implied));
+				uint32_t groups = group_count;
+				const auto with = opt.implied ? with_classes(st, f, link_groups, groups)
+							      : no_groups;
+				write_file(path, cnf_text(st, with, groups, &implied));
 				implied_clauses = implied;
 				r = run_cadical(path, opt.tmlim, st.vars.size());
 			} else {
