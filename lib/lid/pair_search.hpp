@@ -98,9 +98,10 @@ struct PairSearchOptions {
 // (stage_crowded()), or whose exhaustive search (lib/lid/stage_exact.hpp)
 // ran out of choices, not of steps, has no routing of one flow per link
 // that keeps off the links the running jobs load: whatever the offsets,
-// its busiest link carries 2 flows or more. Counted only in stages whose pairs are all
-// new (Shift's every stage), where no offset was fixed by an earlier
-// stage. A floor, not the optimum: a stage not proven may still congest.
+// its busiest link carries 2 flows or more. Counted only in stages whose
+// pairs are all new (Shift's every stage), where no offset was fixed by
+// an earlier stage. A floor, not the optimum: a stage not proven may
+// still congest.
 struct PairFloor {
 	enum : uint8_t { no_flow, free, congested, undecided };
 	// By stage of the pattern: no flow, routed free, proven to congest,
