@@ -507,7 +507,7 @@ bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked)
 			return true; // every path of f is closed
 	}
 	std::vector<uint32_t> parent(ids.size()), flows(ids.size()), links(ids.size());
-	std::vector<uint32_t> seen(ids.size(), 0);
+	std::vector<uint32_t> seen(ids.size(), 0), first(m);
 	auto root = [&](uint32_t a) {
 		while (parent[a] != a)
 			a = parent[a] = parent[parent[a]];
@@ -520,7 +520,7 @@ bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked)
 		std::fill(links.begin(), links.end(), 0);
 		// join each flow's pos-th links; a flow counts when every open
 		// offset of it has one (a shorter path needs none)
-		std::vector<uint32_t> first(m, UINT32_MAX);
+		std::fill(first.begin(), first.end(), UINT32_MAX);
 		for (size_t f = 0; f < m; f++) {
 			bool every = true;
 			for (unsigned o = 0; o < k && every; o++)
