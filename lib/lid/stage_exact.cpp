@@ -10,26 +10,33 @@ namespace qft {
 
 namespace {
 
+// The stage's links numbered 0.. in order of PortIdx: local[i] for
+// paths.links[i]; returns how many.
+size_t dense_links(const StagePaths &paths, std::vector<uint32_t> &local)
+{
+	std::vector<PortIdx> ids(paths.links);
+	std::sort(ids.begin(), ids.end());
+	ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+	local.resize(paths.links.size());
+	for (size_t i = 0; i < local.size(); i++)
+		local[i] = uint32_t(std::lower_bound(ids.begin(), ids.end(), paths.links[i]) -
+				    ids.begin());
+	return ids.size();
+}
+
 class StageSolver {
 public:
 	StageSolver(const StagePaths &p, const std::vector<uint8_t> &blocked, bool hall,
 		    uint64_t seed)
 		: k_(p.offsets), m_(p.flows()), hall_(hall), rng_(seed * 0x9e3779b97f4a7c15ull + 7)
 	{
-		// links of the stage, numbered densely
-		std::vector<PortIdx> ids(p.links);
-		std::sort(ids.begin(), ids.end());
-		ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-		local_.resize(p.links.size());
-		for (size_t i = 0; i < p.links.size(); i++)
-			local_[i] = uint32_t(std::lower_bound(ids.begin(), ids.end(), p.links[i]) -
-					     ids.begin());
+		const size_t links = dense_links(p, local_);
 		at_ = p.at;
 		// who would use each link: (flow, offset), by link
-		std::vector<uint32_t> count(ids.size() + 1, 0);
+		std::vector<uint32_t> count(links + 1, 0);
 		for (uint32_t l : local_)
 			count[l + 1]++;
-		for (size_t l = 0; l < ids.size(); l++)
+		for (size_t l = 0; l < links; l++)
 			count[l + 1] += count[l];
 		users_at_ = count;
 		users_.resize(local_.size());
@@ -56,7 +63,7 @@ public:
 		start_ = dom_;
 		chosen_.assign(m_, kNone);
 		if (hall_)
-			build_groups(ids.size());
+			build_groups(links);
 	}
 
 	// Luby's restarts: a search that went wrong near its root is
@@ -480,16 +487,8 @@ bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked)
 	const size_t m = paths.flows();
 	if (k == 0 || k > 64 || m == 0)
 		return false;
-	// links numbered densely
-	std::vector<PortIdx> ids(paths.links);
-	std::sort(ids.begin(), ids.end());
-	ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-	auto id = [&](PortIdx l) {
-		return uint32_t(std::lower_bound(ids.begin(), ids.end(), l) - ids.begin());
-	};
-	std::vector<uint32_t> local(paths.links.size());
-	for (size_t i = 0; i < local.size(); i++)
-		local[i] = id(paths.links[i]);
+	std::vector<uint32_t> local;
+	const size_t nlinks = dense_links(paths, local);
 	// each flow's offsets whose path keeps off the blocked links
 	std::vector<uint64_t> open(m, 0);
 	size_t longest = 0;
@@ -506,8 +505,8 @@ bool stage_crowded(const StagePaths &paths, const std::vector<uint8_t> &blocked)
 		if (!open[f])
 			return true; // every path of f is closed
 	}
-	std::vector<uint32_t> parent(ids.size()), flows(ids.size()), links(ids.size());
-	std::vector<uint32_t> seen(ids.size(), 0), first(m);
+	std::vector<uint32_t> parent(nlinks), flows(nlinks), links(nlinks);
+	std::vector<uint32_t> seen(nlinks, 0), first(m);
 	auto root = [&](uint32_t a) {
 		while (parent[a] != a)
 			a = parent[a] = parent[parent[a]];
