@@ -18,7 +18,8 @@ int cmd_place(int argc, char **argv)
 		  {"--fabric", "--nodes", "--running", "--remainder", "--pattern", "--samples",
 		   "--candidates", "--eligible", "--require", "--routing", "--lft", "--round-up",
 		   "--shapes", "--min-nodes"},
-		  {"--no-congestion", "--explain", "--path-pressure", "--candidate-hosts"});
+		  {"--no-congestion", "--explain", "--path-pressure", "--whole-leaves",
+		   "--candidate-hosts"});
 	args.no_positional();
 	std::unique_ptr<Model> m = load_model(args.need("--fabric"), routing_arg(args));
 	if (!m->tree())
@@ -43,6 +44,9 @@ int cmd_place(int argc, char **argv)
 	pol.path_pressure = args.has("--path-pressure");
 	if (pol.path_pressure && !pol.lid_offsets)
 		throw UsageError{"--path-pressure: the fabric has LMC 0 (it ranks for LID offsets)"};
+	pol.whole_leaves = args.has("--whole-leaves");
+	if (pol.whole_leaves && !pol.lid_offsets)
+		throw UsageError{"--whole-leaves: the fabric has LMC 0 (it ranks for LID offsets)"};
 	Placer placer(f, m->need_tree(), m->router(), pol);
 
 	if (args.has("--running")) {

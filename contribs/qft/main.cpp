@@ -33,6 +33,7 @@ const char kUsage[] =
 	"  order    --fabric F --hosts LIST [--hostlist]\n"
 	"  place    --fabric F --nodes N [--running FILE] [--remainder exact|reserve]\n"
 	"           [--eligible LIST] [--require LIST] [--no-congestion] [--explain]\n"
+	"           [--path-pressure] [--whole-leaves]\n"
 	"  topology-conf --fabric F [--block] [-o FILE]\n"
 	"  lft      --fabric F [--lmc N] [-o LFTS.dump]\n"
 	"  lid      --fabric F --hosts LIST [--choice job|dest|pair|stripe] [--lmc N]\n"

@@ -644,6 +644,7 @@ qft_status_t qft_placer_create(const qft_fabric_t *fabric, const qft_placer_conf
 			pol.round_up = config->round_up;
 			pol.lid_offsets = config->lid_offsets != 0;
 			pol.path_pressure = config->path_pressure != 0;
+			pol.whole_leaves = config->whole_leaves != 0;
 		}
 		auto p = std::make_unique<qft_placer>();
 		p->fabric = fabric;

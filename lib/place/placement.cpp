@@ -43,8 +43,9 @@ std::string Candidate::label() const
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
 	if (kind == PlacementKind::best_fit)
 		return cat("L", level, "-", subtree, " best fit, ", hosts.size(),
-			   quiet ? " hosts in the quietest subtrees (no aligned block was free)"
-				 : " hosts (no aligned block was free)");
+			   quiet	   ? " hosts in the quietest subtrees (no aligned block was free)"
+			   : whole_leaves ? " hosts in whole free leaves (no aligned block was free)"
+					  : " hosts (no aligned block was free)");
 	std::string b; // ranges: 0-5,9
 	for (size_t i = 0; i < blocks.size(); i++) {
 		size_t j = i;
@@ -659,6 +660,8 @@ void Placer::score_candidates(const Search &s, std::vector<Candidate> &cands, st
 			c.shared = links_.shared(tree_indexes(c.hosts));
 		if (ranks_by_pressure())
 			c.pressure = s.pressure_of(*this).of(tree_indexes(c.hosts));
+		if (ranks_by_leaves())
+			c.partial_leaves = partial_leaves(c.hosts);
 		try {
 			std::tie(c.hsd_alone, c.hsd) = score(c.hosts, share);
 			return true;
@@ -806,6 +809,10 @@ Placement Placer::place(const PlacementRequest &req) const
 	}
 	for (unsigned l = smallest; l <= g.h() && cands.empty(); l++) {
 		best_fit_at(l, *s, cands);
+		// whole free leaves at this level and above: they may span
+		// more subtrees than the best fit
+		for (unsigned k = l; k <= g.h() && ranks_by_leaves(); k++)
+			whole_leaves_at(k, *s, cands);
 		score_candidates(*s, cands, unroutable, &apart);
 	}
 	if (cands.empty()) {
@@ -829,6 +836,8 @@ Placement Placer::place(const PlacementRequest &req) const
 		// the offsets move flows among a subtree's links, base LIDs do not
 		if (a.pressure != b.pressure)
 			return a.pressure < b.pressure;
+		if (a.partial_leaves != b.partial_leaves)
+			return a.partial_leaves < b.partial_leaves;
 		if (policy_.rank_by_congestion && a.hsd != b.hsd)
 			return a.hsd < b.hsd;
 		if (a.shared != b.shared)
@@ -838,6 +847,7 @@ Placement Placer::place(const PlacementRequest &req) const
 	prove(cands.front()); // what the job is told; the others are not
 	p.outcome = Placement::placed;
 	p.by_pressure = ranks_by_pressure();
+	p.by_leaves = ranks_by_leaves();
 	p.chosen = cands.front();
 	p.considered = std::move(cands);
 	return p;

@@ -101,6 +101,12 @@ struct PlacementPolicy {
 	// base LIDs only, and give each best fit a second candidate in the
 	// quietest subtrees (qft.conf PathPressure=yes). Off by default.
 	bool path_pressure = false;
+	// With lid_offsets: rank candidates by the leaves they take in part
+	// (fewest first) right after the path pressure, and offer beside
+	// each level's best fits one of whole free leaves (lib/place/
+	// leaves.cpp; qft.conf WholeLeaves=yes). Off by default until the
+	// runtime model has judged it beside cons_tres.
+	bool whole_leaves = false;
 };
 
 // A job's predicted congestion alone (seed 000 section VII: the average
@@ -189,6 +195,10 @@ struct Candidate {
 	// and whether a best fit took the quietest subtrees, not the tightest.
 	double pressure = 0;
 	bool quiet = false;
+	// With PlacementPolicy::whole_leaves: leaves it takes some but not
+	// all hosts of, and whether it is the best fit of whole free leaves.
+	size_t partial_leaves = 0;
+	bool whole_leaves = false;
 	std::string label() const;  // "L2-3 blocks 4-5 of 18 (aligned)"
 };
 
@@ -197,6 +207,7 @@ struct Placement {
 	Candidate chosen;
 	std::vector<Candidate> considered; // scored, best first
 	bool by_pressure = false;          // ranked by path pressure first
+	bool by_leaves = false;            // by the leaves taken in part (whole_leaves)
 	std::string reason;                // for not_now / never
 };
 
@@ -281,6 +292,12 @@ public:
 	bool ranks_by_pressure() const
 	{
 		return policy_.path_pressure && policy_.lid_offsets && policy_.rank_by_congestion;
+	}
+	// Candidates ranked by the leaves they take in part (policy
+	// whole_leaves, with offsets).
+	bool ranks_by_leaves() const
+	{
+		return policy_.whole_leaves && policy_.lid_offsets && policy_.rank_by_congestion;
 	}
 	// What the placer plays, and on what: for lib/lid's choice of a
 	// placed job's LIDs, judged on the prediction's stages.
@@ -372,6 +389,10 @@ private:
 			       std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
+	// lib/place/leaves.cpp: the whole free leaves candidate of level l,
+	// and the leaves a host set takes in part.
+	void whole_leaves_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
+	size_t partial_leaves(const std::vector<HostOrd> &hosts) const;
 	Candidate tree_order_candidate(const Search &s) const;
 	// Pieces of candidates_at(): whether block b can take its share (the
 	// last one maybe partial), the candidate of blocks `bs`, contiguous

@@ -9,6 +9,7 @@
 
 #include "lib/model/model.hpp"
 #include "lib/common/random.hpp"
+#include "lib/place/explain.hpp"
 #include "lib/place/placement.hpp"
 #include "lib/place/wait.hpp"
 #include "lib/route/dmodk.hpp"
@@ -845,6 +846,75 @@ void best_fit_keeps_off_busy_subtrees(void **)
 	}
 }
 
+// With LID offsets and WholeLeaves, whole free leaves across pods beat a
+// best fit that takes leaves in part (lib/place/leaves.cpp); without
+// either, the best fit alone as before.
+void whole_leaves_beat_partial_ones(void **)
+{
+	// leaves of 4 hosts, pods of 2 leaves, 3 pods: 24 hosts; every pod
+	// partly held (free 6, 7, 6), whole free leaves 2 and 4 only
+	auto busy = [](World &w) {
+		w.placer->add_running(1, {0, 4});
+		w.placer->add_running(2, {15});
+		w.placer->add_running(3, {22, 23});
+	};
+	const std::vector<HostOrd> whole8 = {8, 9, 10, 11, 16, 17, 18, 19};
+	const std::vector<HostOrd> whole10 = {8, 9, 10, 11, 16, 17, 18, 19, 20, 21};
+	const std::vector<HostOrd> fit10 = {1, 2, 3, 8, 9, 10, 11, 12, 13, 14};
+	for (int on = 0; on < 4; on++) {
+		World w(Remainder::exact, "3;4,2,3;1,4,2;1,1,1");
+		PlacementPolicy pol;
+		pol.lid_offsets = on & 1;
+		pol.whole_leaves = on & 2;
+		w.set_policy(pol);
+		busy(w);
+		// no pod holds 8 or 10 nodes, no pod (an aligned block) is free
+		const Placement p = w.place(8), q = w.place(10);
+		assert_int_equal(p.outcome, Placement::placed);
+		assert_true(p.chosen.kind == PlacementKind::best_fit);
+		if (on != 3) {
+			// pod 1's seven, then leaf 0
+			assert_false(p.chosen.whole_leaves);
+			assert_true(p.chosen.hosts != whole8);
+			assert_true(q.chosen.hosts == fit10);
+			assert_int_equal(q.considered.size(), 1);
+			continue;
+		}
+		assert_true(p.chosen.hosts == whole8);
+		assert_true(p.chosen.whole_leaves);
+		assert_int_equal(p.chosen.partial_leaves, 0);
+		assert_non_null(strstr(p.chosen.label().c_str(), "whole free leaves"));
+		// 10: the rest of 2 in the leaf with the fewest free hosts (5),
+		// one leaf in part, ranked before the best fit's two
+		assert_true(q.chosen.hosts == whole10);
+		assert_int_equal(q.chosen.partial_leaves, 1);
+		assert_int_equal(q.considered.size(), 2);
+		assert_true(q.considered[1].hosts == fit10);
+		assert_int_equal(q.considered[1].partial_leaves, 2);
+		// a leaf whose hosts are all held but one: whole leaves too few
+		w.placer->add_running(4, {8, 9, 10});
+		const Placement r = w.place(8);
+		assert_false(r.chosen.whole_leaves);
+		assert_int_equal(r.considered.size(), 1);
+	}
+	// The leaves come before the congestion score, which plays base LIDs
+	// only: here it prefers the best fit's two leaves in part.
+	World w(Remainder::exact, "3;4,2,3;1,4,2;1,1,1");
+	PlacementPolicy pol;
+	pol.lid_offsets = pol.whole_leaves = true;
+	w.set_policy(pol);
+	w.placer->add_running(1, {3});
+	w.placer->add_running(2, {12, 20});
+	const Placement p = w.place(12);
+	const std::vector<HostOrd> whole12 = {4, 5, 6, 7, 8, 9, 10, 11, 16, 17, 18, 19};
+	assert_true(p.by_leaves);
+	assert_true(p.chosen.hosts == whole12);
+	assert_int_equal(p.considered.size(), 2);
+	assert_int_equal(p.considered[1].partial_leaves, 2);
+	assert_true(p.considered[1].hsd < p.chosen.hsd);
+	assert_non_null(strstr(explain(p).c_str(), "0 leaves in part, HSD"));
+}
+
 // --- degraded fabrics --------------------------------------------------------
 
 // PGFT(2;4,4;1,4;1,1) with cables cut (see tests/unit/degraded.hpp): leaf 3
@@ -1152,6 +1222,7 @@ int main(void)
 		cmocka_unit_test(best_fit_when_no_block_is_free),
 		cmocka_unit_test(path_pressure_counts_traffic_out_of_subtrees),
 		cmocka_unit_test(best_fit_keeps_off_busy_subtrees),
+		cmocka_unit_test(whole_leaves_beat_partial_ones),
 		cmocka_unit_test(scratch_is_clean_after_unroutable),
 		cmocka_unit_test(unroutable_candidates_are_skipped),
 		cmocka_unit_test(unplaced_hosts_are_never_placed),

@@ -241,6 +241,9 @@ typedef struct qft_placer_config {
 	int path_pressure;      /* with lid_offsets: rank candidates by the
 				 * running jobs' traffic out of the subtrees
 				 * they span (qft.conf PathPressure=) */
+	int whole_leaves;       /* with lid_offsets: rank candidates by the
+				 * leaves they take in part, and offer whole
+				 * free leaves (qft.conf WholeLeaves=) */
 } qft_placer_config_t;
 
 /* A job's predicted congestion alone, for the placer's pattern: the hot-spot

@@ -50,6 +50,7 @@ static const s_p_options_t qft_conf_options[] = {
 	{"SampleStages", S_P_UINT32},
 	{"RankByCongestion", S_P_BOOLEAN},
 	{"PathPressure", S_P_BOOLEAN},
+	{"WholeLeaves", S_P_BOOLEAN},
 	{"HostFileDir", S_P_STRING},
 	{"Routing", S_P_STRING},
 	{"LftFile", S_P_STRING},
@@ -216,6 +217,7 @@ static int _read_settings(qft_conf_t *conf, s_p_hashtbl_t *tbl, char **why)
 	s_p_get_uint32(&conf->sample_stages, "SampleStages", tbl);
 	s_p_get_boolean(&conf->rank_by_congestion, "RankByCongestion", tbl);
 	s_p_get_boolean(&conf->path_pressure, "PathPressure", tbl);
+	s_p_get_boolean(&conf->whole_leaves, "WholeLeaves", tbl);
 	s_p_get_uint32(&conf->round_up, "RoundUp", tbl);
 	if (conf->round_up > QFT_ROUND_UP_MAX) {
 		return _refuse(conf, "RoundUp", why, "RoundUp=%u, expected a percentage of 0 to %d",

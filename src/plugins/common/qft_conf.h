@@ -62,6 +62,9 @@ typedef struct {
 	bool path_pressure;         /* PathPressure=yes|no, default no: at
 				     * LMC > 0 rank candidates by the running
 				     * jobs' traffic out of their subtrees */
+	bool whole_leaves;          /* WholeLeaves=yes|no, default no: at
+				     * LMC > 0 rank candidates by the leaves
+				     * they take in part, fewest first */
 	char *hostfile_dir;         /* HostFileDir=, NULL: no host file */
 	qft_lid_conf_t lid_choice;  /* LidChoice=, default auto */
 	uint32_t lid_pair_max_nodes; /* LidPairMaxNodes=, default 0: no cap */

@@ -242,7 +242,8 @@ static bool _same_placer(const qft_conf_t *c, uint64_t sig)
 	       c->reserve_remainder == rconf.reserve_remainder && c->products == rconf.products &&
 	       c->round_up == rconf.round_up && c->sample_stages == rconf.sample_stages &&
 	       c->rank_by_congestion == rconf.rank_by_congestion &&
-	       c->path_pressure == rconf.path_pressure && !xstrcmp(c->pattern, rconf.pattern);
+	       c->path_pressure == rconf.path_pressure &&
+	       c->whole_leaves == rconf.whole_leaves && !xstrcmp(c->pattern, rconf.pattern);
 }
 
 /* ShapeWaitEnds= in the settings line. */
@@ -266,7 +267,7 @@ static void _say_settings(bool own, const char *kept)
 	     rconf.shape_wait && rconf.shape_wait_ends < 100 ? _ends_words() : "",
 	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
-	     rconf.rank_by_congestion ? rconf.path_pressure ? "by path pressure (at LMC > 0), congestion, then best fit" : "by congestion then best fit" : "by best fit",
+	     rconf.rank_by_congestion ? rconf.path_pressure ? rconf.whole_leaves ? "by path pressure and leaves taken in part (at LMC > 0), congestion, then best fit" : "by path pressure (at LMC > 0), congestion, then best fit" : rconf.whole_leaves ? "by leaves taken in part (at LMC > 0), congestion, then best fit" : "by congestion then best fit" : "by best fit",
 	     rlft_pattern(), kept);
 }
 
@@ -305,6 +306,7 @@ static bool _adopt(qft_shared_fabric_t *fresh, qft_conf_t *fresh_conf, bool own,
 		/* with LMC > 0 any job may take offsets (--qft-lid) */
 		.lid_offsets = fresh->ops->fabric_lmc(fresh->fabric) > 0,
 		.path_pressure = fresh_conf->path_pressure,
+		.whole_leaves = fresh_conf->whole_leaves,
 	};
 
 	if (fresh->ops->placer_create(fresh->fabric, &pc, &fresh_placer, &err)) {
