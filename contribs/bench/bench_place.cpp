@@ -207,33 +207,48 @@ void decisions_beside_isolated_jobs()
 }
 
 // PathPressure=yes (lib/place/pressure.hpp) costs job_test a count per
-// candidate and a second best fit per subtree: the same decisions with LID
-// offsets, beside 200 running jobs that span leaves (so that the pressure
-// is not 0), without and with it, in the same run; then job_begin and
-// job_fini (add and remove a running job), which keep its counts.
+// candidate and a second best fit per subtree; WholeLeaves=yes
+// (lib/place/leaves.cpp) a count of the leaves each candidate takes in
+// part and one more best fit per level. The same decisions with LID
+// offsets, beside the running jobs of a full machine that span leaves (so
+// that the pressure is not 0), every fourth of them ended, with neither,
+// either, in the same run; then job_begin and
+// job_fini (add and remove a running job), which keep the pressure's
+// counts.
 void decisions_with_path_pressure()
 {
 	const char *tuple = "3;18,18,6;1,18,6;1,1,3";
-	std::printf("\nqft bench: path pressure, PGFT(%s) with LID offsets, 200 running jobs, one core\n",
+	std::printf("\nqft bench: path pressure and whole leaves, PGFT(%s) with LID offsets, "
+		    "a full machine's running jobs, every fourth ended, one core\n",
 		    tuple);
 	const Fabric f = generate_pgft(Pgft::parse(tuple), GenOptions());
 	Tree t = Tree::from_fabric(f);
 	DModK r(f, t);
 	const uint32_t fill[] = {20, 2, 30, 4, 6, 40, 9, 12, 25, 1};
 	const uint32_t ask[] = {18, 36, 7, 100, 2, 54, 9, 72, 300, 5};
+	const char *names[] = {"neither        ", "PathPressure=yes", "WholeLeaves=yes "};
 	Micros off({1.0});
-	for (bool pressure : {false, true}) {
+	for (int mode = 0; mode < 3; mode++) {
 		PlacementPolicy pol;
 		pol.lid_offsets = true;
-		pol.path_pressure = pressure;
+		pol.path_pressure = mode == 1;
+		pol.whole_leaves = mode == 2;
 		Placer placer(f, t, r, pol);
 		PlacementRequest req;
 		req.eligible.assign(f.hosts().size(), true);
 		std::vector<uint32_t> ids;
 		std::vector<std::vector<HostOrd>> held;
 		run_jobs(placer, req, fill, ids, &held);
+		// every fourth job ended: free hosts scattered over leaves taken
+		// in part, where the best fits (and these rules) come in
+		for (size_t i = ids.size(); i-- > 0;)
+			if (i % 4 == 3) {
+				placer.remove_running(ids[i]);
+				ids.erase(ids.begin() + long(i));
+				held.erase(held.begin() + long(i));
+			}
 		std::vector<double> us, churn;
-		size_t placed = 0, quiet = 0;
+		size_t placed = 0, other = 0;
 		for (int rep = 0; rep < 50; rep++)
 			for (uint32_t n : ask) {
 				req.nodes = n;
@@ -242,7 +257,8 @@ void decisions_with_path_pressure()
 				Placement p = placer.place(req);
 				us.push_back(us_since(t0));
 				placed += p.outcome == Placement::placed;
-				quiet += p.outcome == Placement::placed && p.chosen.quiet;
+				other += p.outcome == Placement::placed &&
+					 (p.chosen.quiet || p.chosen.whole_leaves);
 			}
 		for (size_t i = 0; i < 50; i++) {
 			auto t0 = Clock::now();
@@ -251,13 +267,13 @@ void decisions_with_path_pressure()
 			churn.push_back(us_since(t0));
 		}
 		const Micros m(us), c(churn);
-		if (!pressure)
+		if (mode == 0)
 			off = m;
-		std::printf("  PathPressure=%s: %zu decisions (half as backfill's plan, 50 ended; %zu placed, "
-			    "%zu in the quietest subtrees): mean %.0f us (x%.2f), median %.0f us, p95 %.0f us; "
-			    "remove + add a running job: mean %.0f us\n",
-			    pressure ? "yes" : "no ", us.size(), placed, quiet, m.mean, m.mean / off.mean,
-			    m.median, m.p95, c.mean);
+		std::printf("  %s: %zu decisions (half as backfill's plan, 50 ended; %zu placed, "
+			    "%zu in the quietest subtrees or whole leaves): mean %.0f us (x%.2f), median "
+			    "%.0f us, p95 %.0f us; remove + add a running job: mean %.0f us\n",
+			    names[mode], us.size(), placed, other, m.mean, m.mean / off.mean, m.median,
+			    m.p95, c.mean);
 	}
 }
 
