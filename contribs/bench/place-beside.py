@@ -15,7 +15,8 @@ them; then `qft score --lid pair` of the job's own hosts and of every
 candidate beside them: HSD beside and floor (stages proven congested).
 
   place-beside.py OUT POLICY [--above N] [--count K] [--congested]
-                  [--path-pressure] [--first C] [--lid-threads T] [--qft Q]
+                  [--path-pressure] [--whole-leaves] [--first C] [--lid-threads T]
+                  [--qft Q]
                   [--keep DIR]
     OUT          a qft-sim output directory with a LID choice
     --above N    jobs above N nodes (default 18: more than a leaf)
@@ -45,6 +46,7 @@ def main():
     p.add_argument("--count", type=int, default=20)
     p.add_argument("--congested", action="store_true")
     p.add_argument("--path-pressure", action="store_true")
+    p.add_argument("--whole-leaves", action="store_true")
     p.add_argument("--first", type=int, default=8)
     p.add_argument("--lid-threads", type=int, default=1)
     p.add_argument("--qft", default="qft")
@@ -86,6 +88,8 @@ def main():
                "--candidate-hosts"]
         if args.path_pressure:
             cmd.append("--path-pressure")
+        if args.whole_leaves:
+            cmd.append("--whole-leaves")
         cands = [line.split(": ", 1)[1] for line in run(cmd, "place-beside").splitlines()
                  if line.startswith("candidate ")][:args.first]
         write_kept(pre + ".kept", nb, kept, "place-beside")
