@@ -67,4 +67,20 @@ expect_eq "--candidate-hosts lists the candidates, the one placed first" \
 		sed -n 's/^candidate \([0-9]*\): /\1 /p' | paste -sd,)" "1 n[0011-0012,0015-0016],2 n[0003-0004,0007-0008]"
 expect_fail 2 "the fabric has LMC 0" -- \
 	"$QFT" place --fabric "$TMP/p0.json" --running "$TMP/running" --nodes 4 --path-pressure
+# qft place --whole-leaves (qft.conf WholeLeaves=yes): leaves of 4, pods of
+# 2 leaves; beside a job in leaf 0 and one in leaves 3 and 5, 12 nodes go
+# to whole free leaves 1, 2 and 4 (two pods), where the base-LID HSD alone
+# prefers a best fit with two leaves in part.
+"$QFT" gen pgft "3;4,2,3;1,4,2;1,1,1" --lmc 2 -o "$TMP/w.json" 2>/dev/null
+printf 'n0004\nn[0013,0021]\n' >"$TMP/running-w"
+whole() { "$QFT" place --fabric "$TMP/w.json" --running "$TMP/running-w" --nodes 12 "$@"; }
+expect_eq "place --whole-leaves, whole free leaves" \
+	"$(whole --whole-leaves | sed -n 's/^placed 12 nodes: //p')" "n[0005-0012,0017-0020]"
+expect_eq "place without it, the best fit" \
+	"$(whole | grep -c 'in whole free leaves')" "0"
+expect_eq "--explain gives each candidate's leaves in part" \
+	"$(whole --whole-leaves --explain | grep -o '[0-9]* leaves in part' | paste -sd,)" \
+	"0 leaves in part,2 leaves in part"
+expect_fail 2 "the fabric has LMC 0" -- \
+	"$QFT" place --fabric "$TMP/p0.json" --running "$TMP/running" --nodes 4 --whole-leaves
 finish
