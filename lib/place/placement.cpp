@@ -43,7 +43,7 @@ std::string Candidate::label() const
 		return cat(hosts.size(), " free hosts in tree order (no aligned block was free)");
 	if (kind == PlacementKind::best_fit)
 		return cat("L", level, "-", subtree, " best fit, ", hosts.size(),
-			   quiet	   ? " hosts in the quietest subtrees (no aligned block was free)"
+			   quiet ? " hosts in the quietest subtrees (no aligned block was free)"
 			   : whole_leaves ? " hosts in whole free leaves (no aligned block was free)"
 					  : " hosts (no aligned block was free)");
 	std::string b; // ranges: 0-5,9

@@ -246,6 +246,20 @@ static bool _same_placer(const qft_conf_t *c, uint64_t sig)
 	       c->whole_leaves == rconf.whole_leaves && !xstrcmp(c->pattern, rconf.pattern);
 }
 
+/* How candidates are ranked, in the settings line. */
+static const char *_ranking_words(void)
+{
+	if (!rconf.rank_by_congestion)
+		return "by best fit";
+	if (rconf.path_pressure && rconf.whole_leaves)
+		return "by path pressure and leaves taken in part (at LMC > 0), congestion, then best fit";
+	if (rconf.path_pressure)
+		return "by path pressure (at LMC > 0), congestion, then best fit";
+	if (rconf.whole_leaves)
+		return "by leaves taken in part (at LMC > 0), congestion, then best fit";
+	return "by congestion then best fit";
+}
+
 /* ShapeWaitEnds= in the settings line. */
 static const char *_ends_words(void)
 {
@@ -267,7 +281,7 @@ static void _say_settings(bool own, const char *kept)
 	     rconf.shape_wait && rconf.shape_wait_ends < 100 ? _ends_words() : "",
 	     rconf.shape_wait && rconf.shape_holds ? ", nodes held for the first waiting jobs only" : "",
 	     rconf.reserve_remainder ? "reserve" : "exact",
-	     rconf.rank_by_congestion ? rconf.path_pressure ? rconf.whole_leaves ? "by path pressure and leaves taken in part (at LMC > 0), congestion, then best fit" : "by path pressure (at LMC > 0), congestion, then best fit" : rconf.whole_leaves ? "by leaves taken in part (at LMC > 0), congestion, then best fit" : "by congestion then best fit" : "by best fit",
+	     _ranking_words(),
 	     rlft_pattern(), kept);
 }
 
