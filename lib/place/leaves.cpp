@@ -2,13 +2,14 @@
 // Whole leaves (PlacementPolicy::whole_leaves): with LID offsets, a job's
 // congestion beside the running jobs follows the leaves it takes in part.
 // On docs/sim.md run 36 (Slurm 24.11, LMC 4, seed 1) the jobs above 324
-// nodes that took more such leaves than the whole free leaves at their
-// start made necessary lost 17.5% of their node-hours (7.8% proven out
-// of any offsets' reach), those that did not 9.3% (0.7%); 19-324 nodes
-// 9.8% against 1.8% (docs/lid-offsets.md, "Whole leaves"). A leaf taken
-// in part shares its up-links with the jobs beside, whose offsets are
-// fixed, and that is where the stages the pair choice cannot route free
-// come from; whole leaves leave it every up-link of the leaf.
+// nodes that could have had whole free leaves at their start and took
+// leaves in part lost 16.7% of their node-hours (3.7% proven out of any
+// offsets' reach), those that took whole leaves 9.3% (0.7%); 19-324 nodes
+// 7.9% against 1.8% (docs/lid-offsets.md, "Whole leaves across pods";
+// contribs/bench/leaves-at-start.py). A leaf taken in part shares its
+// up-links with the jobs beside, whose offsets are fixed, and that is
+// where the stages the pair choice cannot route free come from; whole
+// leaves leave it every up-link of the leaf.
 #include "lib/place/placement.hpp"
 
 #include <algorithm>
