@@ -7,9 +7,11 @@
 // offsets' reach), those that took whole leaves 9.3% (0.7%); 19-324 nodes
 // 7.9% against 1.8% (docs/lid-offsets.md, "Whole leaves across pods";
 // contribs/bench/leaves-at-start.py). A leaf taken in part shares its
-// up-links with the jobs beside, whose offsets are fixed, and that is
-// where the stages the pair choice cannot route free come from; whole
-// leaves leave it every up-link of the leaf.
+// up-links with the jobs beside, whose offsets are fixed; whole leaves
+// leave the pair choice every up-link of the leaf. Under the runtime
+// model (docs/sim.md run 38) the large jobs took whole leaves far more
+// often and lost as much: spread over more pods, they meet the other jobs
+// at the pods' up-links instead. Hence off by default.
 #include "lib/place/placement.hpp"
 
 #include <algorithm>

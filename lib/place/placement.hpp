@@ -104,8 +104,9 @@ struct PlacementPolicy {
 	// With lid_offsets: rank candidates by the leaves they take in part
 	// (fewest first) right after the path pressure, and offer beside
 	// each level's best fits one of whole free leaves (lib/place/
-	// leaves.cpp; qft.conf WholeLeaves=yes). Off by default until the
-	// runtime model has judged it beside cons_tres.
+	// leaves.cpp; qft.conf WholeLeaves=yes). Off by default: under the
+	// runtime model it changed no figure beyond the noise (docs/sim.md
+	// run 38).
 	bool whole_leaves = false;
 };
 
