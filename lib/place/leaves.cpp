@@ -105,14 +105,8 @@ void Placer::whole_leaves_at(unsigned level, const Search &s, std::vector<Candid
 					need--;
 				}
 		}
-		std::sort(idx.begin(), idx.end());
-		Candidate c;
-		c.kind = PlacementKind::best_fit;
-		c.level = level;
-		c.subtree = sub;
+		Candidate c = best_fit_of(level, sub, idx);
 		c.whole_leaves = true;
-		for (uint64_t j : idx)
-			c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
 		if (!s.has_required(c.hosts))
 			continue;
 		c.free_left = free_total - s.req.nodes;

@@ -533,6 +533,18 @@ void Placer::fill(uint64_t lo, uint64_t hi, uint64_t need, const Counts &counts,
 	}
 }
 
+Candidate Placer::best_fit_of(unsigned level, uint64_t subtree, std::vector<uint64_t> &idx) const
+{
+	std::sort(idx.begin(), idx.end());
+	Candidate c;
+	c.kind = PlacementKind::best_fit;
+	c.level = level;
+	c.subtree = subtree;
+	for (uint64_t j : idx)
+		c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
+	return c;
+}
+
 // No aligned block was free: a best fit in each of the tightest level-l
 // subtrees that hold the job.
 void Placer::best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const
@@ -550,14 +562,8 @@ void Placer::best_fit_at(unsigned level, const Search &s, std::vector<Candidate>
 			std::vector<uint64_t> idx;
 			fill(sub * m, std::min(g.hosts(), (sub + 1) * m), s.req.nodes, s.counts, idx,
 			     quiet ? &s.pressure_of(*this) : nullptr);
-			std::sort(idx.begin(), idx.end());
-			Candidate c;
-			c.kind = PlacementKind::best_fit;
-			c.level = level;
-			c.subtree = sub;
+			Candidate c = best_fit_of(level, sub, idx);
 			c.quiet = quiet;
-			for (uint64_t j : idx)
-				c.hosts.push_back(fabric_.host_ord(tree_.node_at(0, j)));
 			if (!s.has_required(c.hosts) || (quiet && c.hosts == tightest))
 				continue;
 			if (!quiet)

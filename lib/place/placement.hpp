@@ -390,6 +390,9 @@ private:
 			       std::vector<Candidate> &out) const;
 	void candidates_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
 	void best_fit_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
+	// A best fit's candidate of the level-l subtree: the hosts at tree
+	// indexes `idx` (sorted here), in tree order.
+	Candidate best_fit_of(unsigned level, uint64_t subtree, std::vector<uint64_t> &idx) const;
 	// lib/place/leaves.cpp: the whole free leaves candidate of level l,
 	// and the leaves a host set takes in part.
 	void whole_leaves_at(unsigned level, const Search &s, std::vector<Candidate> &out) const;
