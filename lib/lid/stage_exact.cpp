@@ -11,17 +11,35 @@ namespace qft {
 namespace {
 
 // The stage's links numbered 0.. in order of PortIdx: local[i] for
-// paths.links[i]; returns how many.
+// paths.links[i]; returns how many. By marks over the ports the stage
+// reaches rather than a sort: the search of a neighbourhood numbers a
+// few thousand links many times over.
 size_t dense_links(const StagePaths &paths, std::vector<uint32_t> &local)
 {
-	std::vector<PortIdx> ids(paths.links);
-	std::sort(ids.begin(), ids.end());
-	ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+	PortIdx top = 0;
+	for (PortIdx l : paths.links)
+		top = std::max(top, l);
+	std::vector<uint32_t> id(paths.links.empty() ? 0 : size_t(top) + 1, 0);
+	for (PortIdx l : paths.links)
+		id[l] = 1;
+	uint32_t n = 0;
+	for (uint32_t &x : id)
+		x = x ? n++ : 0;
 	local.resize(paths.links.size());
 	for (size_t i = 0; i < local.size(); i++)
-		local[i] = uint32_t(std::lower_bound(ids.begin(), ids.end(), paths.links[i]) -
-				    ids.begin());
-	return ids.size();
+		local[i] = id[paths.links[i]];
+	return n;
+}
+
+// Set bits of x, inline: Debian's baseline x86-64 has no popcnt, and
+// __builtin_popcountll is a call into libgcc there, on the search's
+// every step.
+inline unsigned ones(uint64_t x)
+{
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return unsigned((x * 0x0101010101010101ull) >> 56);
 }
 
 class StageSolver {
@@ -136,7 +154,7 @@ private:
 	// choose next (the fewest) is found at once, not by a scan of all.
 	void link_in(uint32_t f)
 	{
-		const unsigned n = unsigned(__builtin_popcountll(dom_[f]));
+		const unsigned n = unsigned(ones(dom_[f]));
 		prev_[f] = kEnd;
 		next_[f] = head_[n];
 		if (head_[n] != kEnd)
@@ -145,7 +163,7 @@ private:
 	}
 	void link_out(uint32_t f)
 	{
-		const unsigned n = unsigned(__builtin_popcountll(dom_[f]));
+		const unsigned n = unsigned(ones(dom_[f]));
 		if (prev_[f] != kEnd)
 			next_[prev_[f]] = next_[f];
 		else
@@ -344,10 +362,10 @@ private:
 			masks_[i] = mask;
 			open_[i] = 1;
 			open++;
-			fewest = std::min(fewest, size_t(__builtin_popcountll(mask)));
+			fewest = std::min(fewest, size_t(ones(mask)));
 			all |= mask;
 		}
-		if (size_t(__builtin_popcountll(all)) < open)
+		if (size_t(ones(all)) < open)
 			return false;
 		// every open flow with as many links as there are open flows:
 		// any k of them reach k links at least
