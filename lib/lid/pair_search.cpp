@@ -43,13 +43,13 @@ public:
 	// search's (one thread's) share.
 	PairSearch(const Fabric &fabric, const Router &router, LidTable &t,
 		   const std::vector<uint8_t> &start, const PairSearchOptions &opt,
-		   uint64_t seed, size_t exact_total, size_t walk_total)
+		   uint64_t seed, size_t exact_total, size_t walk_total, size_t lns_total)
 		: router_(router), t_(t), n_(t.hosts.size()), links_(fabric.port_count()),
 		  beside_(links_, 0), marked_(links_, 0), blocked_(links_, 0), weight_(links_, 1),
 		  on_(links_),
 		  chosen_(n_ * n_, 0),
 		  start_(start), opt_(opt), rng_(seed * 0x9e3779b97f4a7c15ull + 1),
-		  exact_left_(exact_total), walk_left_(walk_total)
+		  exact_left_(exact_total), walk_left_(walk_total), lns_left_(lns_total)
 	{
 	}
 
@@ -252,6 +252,8 @@ private:
 		// stages that may be
 		if (excess_ && !proven_ && walk_left_)
 			walk();
+		if (excess_ && !proven_ && opt_.exact && lns_left_)
+			lns();
 		if (excess_ && opt_.spare && has_beside_)
 			spare();
 	}
@@ -314,15 +316,21 @@ private:
 		// Out of choices with steps left: a proof, when no offset of the
 		// stage was fixed before it.
 		proven_ = !found && left > 0 && all_fresh_;
-		if (!found)
-			return;
-		for (size_t i = 0; i < order_.size(); i++)
-			if (offset(order_[i]) != out[i])
-				unplace(order_[i]);
-		for (size_t i = 0; i < order_.size(); i++)
-			if (offset(order_[i]) != out[i]) {
-				offset(order_[i]) = out[i];
-				place(order_[i]);
+		if (found)
+			retake(order_, out);
+	}
+
+	// flows[i] takes offset out[i]: all the moved ones off their old
+	// paths first, so no link counts a flow twice on the way.
+	void retake(const std::vector<uint32_t> &flows, const std::vector<uint8_t> &out)
+	{
+		for (size_t i = 0; i < flows.size(); i++)
+			if (offset(flows[i]) != out[i])
+				unplace(flows[i]);
+		for (size_t i = 0; i < flows.size(); i++)
+			if (offset(flows[i]) != out[i]) {
+				offset(flows[i]) = out[i];
+				place(flows[i]);
 			}
 	}
 
@@ -409,6 +417,82 @@ private:
 				}
 	}
 
+	// Large neighbourhoods, where the walk gave up: around a congested
+	// new flow f, the new flows on the links of every path f could take
+	// (then on those of their paths, up to `lns_flows`) are routed again
+	// together by the exhaustive search, every other flow held where it
+	// is (its links closed). A chain moves one flow after another, the
+	// walk one flow at a time; this finds a rearrangement of a hundred
+	// flows at once, and the stage's routing changes only when that
+	// neighbourhood comes out free, so no link gets busier. `lns` rounds
+	// per stage, each around a congested flow drawn anew, at most what is
+	// left of the job's `lns_total` (docs/lid-offsets.md, "Large
+	// neighbourhoods").
+	void lns()
+	{
+		stage_paths();
+		std::vector<uint32_t> &todo = todo_, &members = members_;
+		std::vector<uint8_t> &in = in_;
+		in.assign(flows_.size(), 0);
+		PortIdx links[kMaxPathLinks];
+		for (unsigned round = 0; round < opt_.lns && excess_ && lns_left_; round++) {
+			lns_left_--;
+			todo.clear();
+			for (uint32_t f : order_)
+				if (congested(f))
+					todo.push_back(f);
+			if (todo.empty())
+				break; // the excess is the earlier stages' flows'
+			const uint32_t f = todo[size_t(next() % todo.size())];
+			members.assign(1, f);
+			in[f] = 1;
+			for (size_t i = 0; i < members.size() && members.size() < opt_.lns_flows; i++) {
+				const uint32_t g = members[i];
+				const unsigned from = unsigned(next() % t_.offsets);
+				for (unsigned j = 0; j < t_.offsets && members.size() < opt_.lns_flows; j++) {
+					const unsigned len = path(g, (from + j) % t_.offsets, links);
+					for (unsigned k = 0; k < len && members.size() < opt_.lns_flows; k++)
+						for (uint32_t h : on_[links[k]])
+							if (!in[h] && flows_[h].fresh) {
+								in[h] = 1;
+								members.push_back(h);
+							}
+				}
+			}
+			for (PortIdx l : touched_) {
+				bool held = beside_[l] > 0;
+				for (uint32_t h : on_[l])
+					held = held || !in[h];
+				blocked_[l] = held;
+			}
+			StagePaths &sub = lns_paths_;
+			sub.offsets = t_.offsets;
+			sub.at.assign(1, 0);
+			sub.links.clear();
+			std::vector<uint8_t> &hint = lns_hint_, &out = lns_out_;
+			hint.clear();
+			for (uint32_t h : members) {
+				const size_t c = size_t(cached_[h]) * t_.offsets;
+				for (unsigned o = 0; o < t_.offsets; o++) {
+					sub.links.insert(sub.links.end(),
+							 paths_.links.begin() + paths_.at[c + o],
+							 paths_.links.begin() + paths_.at[c + o + 1]);
+					sub.at.push_back(uint32_t(sub.links.size()));
+				}
+				hint.push_back(offset(h));
+			}
+			size_t steps = opt_.exact * members.size();
+			const bool hall = members.size() <= opt_.hall_flows;
+			const bool found = solve_stage(sub, blocked_, hint, hall, steps, next(), out);
+			for (PortIdx l : touched_)
+				blocked_[l] = 0;
+			for (uint32_t h : members)
+				in[h] = 0;
+			if (found)
+				retake(members, out);
+		}
+	}
+
 	// A stage that stays congested may still spare the running jobs: each
 	// new flow on a link they load raises their own busiest link there (a
 	// running job at H = 1 stops being so, and the runtime model slows
@@ -483,6 +567,11 @@ private:
 	bool proven_ = false;   // exact(): the stage cannot be free
 	bool has_beside_ = false; // a running job loads a link this stage
 	std::vector<uint32_t> todo_;
+	size_t lns_left_;                          // lns(): rounds left for the job
+	std::vector<uint32_t> members_;            // lns(): the neighbourhood
+	std::vector<uint8_t> in_;                  // lns(): a flow is in it
+	StagePaths lns_paths_;                     // lns(): its paths
+	std::vector<uint8_t> lns_hint_, lns_out_;  // lns(): its offsets before, after
 	std::vector<uint8_t> before_;              // walk(): the offsets it started from
 };
 
@@ -525,7 +614,8 @@ void search_pairs(const Fabric &fabric, const Router &router, const Pattern &pat
 	auto run = [&](size_t k, Beside &own) {
 		try {
 			PairSearch search(fabric, router, t, start, opt, opt.seed + k,
-					  opt.exact_total / threads, opt.walk_total / threads);
+					  opt.exact_total / threads, opt.walk_total / threads,
+					  opt.lns_total / threads);
 			std::vector<RankPair> pairs;
 			for (size_t s = k; s < stages; s += threads) {
 				pattern.stage(n, s, pairs);

@@ -370,6 +370,61 @@ void pair_walk_frees_what_can_be_free(void **)
 	assert_true(walked > 0); // the walk had stages to free
 }
 
+// Large neighbourhoods (PairSearchOptions::lns) free stages that the
+// chains leave congested, routing up to lns_flows flows again at once
+// with the others held, and never make the job's HSD beside the running
+// job worse. The walk's tree and running job; without the walk and the
+// whole-stage search (its steps at 0), so what is freed is theirs.
+void pair_neighbourhoods_free_stages(void **)
+{
+	std::mt19937 rng(11);
+	size_t freed = 0;
+	for (unsigned lmc : {1u, 2u, 3u})
+		for (HostOrd split : {1u, 2u}) {
+			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
+			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
+			std::vector<HostOrd> b;
+			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
+			auto choose = [&](unsigned lns, size_t exact_total = 0) {
+				LidOptions opt;
+				opt.beside = &running;
+				if (exact_total)
+					opt.pair.exact = 1u << 20; // decides every stage
+				opt.pair.exact_total = exact_total;
+				opt.pair.hall_flows = SIZE_MAX;
+				opt.pair.walk = 0;
+				opt.pair.lns = lns;
+				opt.pair.lns_flows = 32;
+				return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
+			};
+			auto beside_hsd = [&](const LidTable &t) {
+				std::vector<Job> jobs = running;
+				jobs.push_back(t.job());
+				ScoreOptions so;
+				so.per_job = true;
+				return score_jobs(m.fabric, *m.router, *shift, jobs, so).job_hsd[1];
+			};
+			const LidTable chains = choose(0), wide = choose(PairSearchOptions().lns);
+			const PairFloor decided = choose(0, SIZE_MAX).floor;
+			const size_t before = chains.floor.count(PairFloor::undecided),
+				     after = wide.floor.count(PairFloor::undecided);
+			std::printf("# LMC %u, %u of 6 hosts running: %zu stages cannot be free; "
+				    "congested after the chains %zu, after the neighbourhoods %zu "
+				    "(and %zu proven by the count); HSD beside %.3f, %.3f\n",
+				    lmc, split, decided.count(PairFloor::congested), before, after,
+				    wide.floor.count(PairFloor::congested), beside_hsd(chains),
+				    beside_hsd(wide));
+			assert_int_equal(decided.count(PairFloor::undecided), 0);
+			// every stage that can be free is, in neighbourhoods of 32
+			// flows of the 72 or 90
+			assert_int_equal(after + wide.floor.count(PairFloor::congested),
+					 decided.count(PairFloor::congested));
+			assert_true(beside_hsd(wide) <= beside_hsd(chains) + 1e-12);
+			freed += before - after;
+		}
+	assert_true(freed > 0);
+}
+
 // In the stages that stay congested, the new job's flows keep off the
 // running job's links where another offset keeps under the stage's
 // busiest link (PairSearchOptions::spare): the running job's HSD beside
@@ -726,6 +781,7 @@ int main(void)
 		cmocka_unit_test(stage_search_is_exact),
 		cmocka_unit_test(stage_search_leaf_groups),
 		cmocka_unit_test(stage_count_sees_the_pods_classes),
+		cmocka_unit_test(pair_neighbourhoods_free_stages),
 		cmocka_unit_test(stripe_shares),
 		cmocka_unit_test(lid_space),
 		cmocka_unit_test(table_text),
