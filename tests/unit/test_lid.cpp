@@ -254,6 +254,17 @@ Job random_pair_job(HostOrd n, HostOrd leaf, HostOrd split, unsigned lmc, std::m
 	return job;
 }
 
+// Shift HSD of `t`'s job beside the running jobs (the last of the list).
+double hsd_beside(const test::Modelled &m, const Pattern &shift, const std::vector<Job> &running,
+		  const LidTable &t)
+{
+	std::vector<Job> jobs = running;
+	jobs.push_back(t.job());
+	ScoreOptions so;
+	so.per_job = true;
+	return score_jobs(m.fabric, *m.router, shift, jobs, so).job_hsd.back();
+}
+
 // What the pair search proves (LidTable::floor) against every combination
 // of offsets: two jobs share the leaves of a 6-ary 2-tree, the running one
 // on `split` hosts of each with offsets drawn at random (apart, D-Mod-K
@@ -284,12 +295,7 @@ void pair_floor_beside_running_jobs(void **)
 				opt.beside = &running;
 				opt.pair.threads = threads;
 				const LidTable t = m.choose(b, LidMode::pair, opt);
-				std::vector<Job> jobs = running;
-				jobs.push_back(t.job());
-				ScoreOptions so;
-				so.per_job = true;
-				const double got =
-					score_jobs(m.fabric, *m.router, *m.shift, jobs, so).job_hsd[1];
+				const double got = hsd_beside(m, *m.shift, running, t);
 				std::printf("# LMC %u, %u of 6 hosts running, %u threads: %zu of %zu "
 					    "stages cannot be free, %zu proven; floor %.3f, chosen "
 					    "%.3f\n", lmc, split, threads, blocked, stages,
@@ -336,13 +342,8 @@ void pair_walk_frees_what_can_be_free(void **)
 				opt.pair.walk = walk;
 				return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
 			};
-			// the job's HSD beside the running job
 			auto beside_hsd = [&](const LidTable &t) {
-				std::vector<Job> jobs = running;
-				jobs.push_back(t.job());
-				ScoreOptions so;
-				so.per_job = true;
-				return score_jobs(m.fabric, *m.router, *shift, jobs, so).job_hsd[1];
+				return hsd_beside(m, *shift, running, t);
 			};
 			const PairFloor decided = choose(size_t(1) << 20, 0).floor;
 			const LidTable walked_table = choose(0, PairSearchOptions().walk);
@@ -398,11 +399,7 @@ void pair_neighbourhoods_free_stages(void **)
 				return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
 			};
 			auto beside_hsd = [&](const LidTable &t) {
-				std::vector<Job> jobs = running;
-				jobs.push_back(t.job());
-				ScoreOptions so;
-				so.per_job = true;
-				return score_jobs(m.fabric, *m.router, *shift, jobs, so).job_hsd[1];
+				return hsd_beside(m, *shift, running, t);
 			};
 			const LidTable chains = choose(0), wide = choose(PairSearchOptions().lns);
 			const PairFloor decided = choose(0, SIZE_MAX).floor;
