@@ -49,6 +49,7 @@ public:
 		  on_(links_),
 		  chosen_(n_ * n_, 0),
 		  start_(start), opt_(opt), rng_(seed * 0x9e3779b97f4a7c15ull + 1),
+		  lns_rng_(seed * 0xbf58476d1ce4e5b9ull + 7),
 		  exact_left_(exact_total), walk_left_(walk_total), lns_left_(lns_total)
 	{
 	}
@@ -427,7 +428,10 @@ private:
 	// neighbourhood comes out free, so no link gets busier. `lns` rounds
 	// per stage, each around a congested flow drawn anew, at most what is
 	// left of the job's `lns_total` (docs/lid-offsets.md, "Large
-	// neighbourhoods").
+	// neighbourhoods"). Its draws come from a stream of its own, so the
+	// later stages' chains and walk draw as they would without it: a stage
+	// is never more congested with the neighbourhoods than without them,
+	// nor, where each pair is in one stage (Shift), the job.
 	void lns()
 	{
 		stage_paths();
@@ -443,12 +447,12 @@ private:
 					todo.push_back(f);
 			if (todo.empty())
 				break; // the excess is the earlier stages' flows'
-			const uint32_t f = todo[size_t(next() % todo.size())];
+			const uint32_t f = todo[size_t(lns_rng_.next() % todo.size())];
 			members.assign(1, f);
 			in[f] = 1;
 			for (size_t i = 0; i < members.size() && members.size() < opt_.lns_flows; i++) {
 				const uint32_t g = members[i];
-				const unsigned from = unsigned(next() % t_.offsets);
+				const unsigned from = unsigned(lns_rng_.next() % t_.offsets);
 				for (unsigned j = 0; j < t_.offsets && members.size() < opt_.lns_flows; j++) {
 					const unsigned len = path(g, (from + j) % t_.offsets, links);
 					for (unsigned k = 0; k < len && members.size() < opt_.lns_flows; k++)
@@ -483,7 +487,7 @@ private:
 			}
 			size_t steps = opt_.exact * members.size();
 			const bool hall = members.size() <= opt_.hall_flows;
-			const bool found = solve_stage(sub, blocked_, hint, hall, steps, next(), out);
+			const bool found = solve_stage(sub, blocked_, hint, hall, steps, lns_rng_.next(), out);
 			for (PortIdx l : touched_)
 				blocked_[l] = 0;
 			for (uint32_t h : members)
@@ -556,6 +560,7 @@ private:
 	const std::vector<uint8_t> &start_;
 	const PairSearchOptions &opt_;
 	XorShift rng_;
+	XorShift lns_rng_;                         // lns()'s draws, apart from rng_'s
 	size_t exact_left_;                        // exact(): steps left for the job
 	size_t walk_left_;                         // walk(): steps left for the job
 	static constexpr uint32_t kNotCached = UINT32_MAX;

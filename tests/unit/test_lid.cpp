@@ -416,9 +416,49 @@ void pair_neighbourhoods_free_stages(void **)
 			// flows of the 72 or 90
 			assert_int_equal(after + wide.floor.count(PairFloor::congested),
 					 decided.count(PairFloor::congested));
+			// a stage of its own: the neighbourhoods draw apart, so the
+			// later stages search as without them
+			assert_true(after <= before);
 			assert_true(beside_hsd(wide) <= beside_hsd(chains) + 1e-12);
 			freed += before - after;
 		}
+	assert_true(freed > 0);
+}
+
+// The chains and the walk with and without the neighbourhoods, on random
+// host sets of the same tree alone: no job is more congested with them
+// (a neighbourhood is taken only when it comes out free, with every other
+// flow's links closed, and its draws leave the later stages' as they were).
+void pair_neighbourhoods_never_worse(void **)
+{
+	std::mt19937 rng(17);
+	size_t freed = 0;
+	for (unsigned lmc : {2u, 3u}) {
+		test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
+		const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
+		for (int job = 0; job < 12; job++) {
+			std::vector<HostOrd> hosts;
+			for (HostOrd h = 0; h < 108; h++)
+				if (rng() % 4 != 0)
+					hosts.push_back(h);
+			auto congested = [&](unsigned lns) {
+				LidOptions opt;
+				opt.pair.exact_total = 0; // the walk decides: its draws matter
+				opt.pair.lns = lns;
+				opt.pair.lns_flows = 32; // of the stage's 80: the rest held
+				const LidTable t =
+					choose_lids(m.fabric, *m.router, m.tree, *shift, hosts, LidMode::pair, opt);
+				return std::make_pair(t.floor.count(PairFloor::undecided) +
+							      t.floor.count(PairFloor::congested),
+						      score_lids(m.fabric, *m.router, *shift, t).avg_hsd);
+			};
+			const auto without = congested(0), with = congested(PairSearchOptions().lns);
+			assert_true(with.first <= without.first);
+			assert_true(with.second <= without.second + 1e-12);
+			freed += without.first - with.first;
+		}
+	}
+	std::printf("# %zu stages freed by the neighbourhoods in 24 jobs\n", freed);
 	assert_true(freed > 0);
 }
 
@@ -779,6 +819,7 @@ int main(void)
 		cmocka_unit_test(stage_search_leaf_groups),
 		cmocka_unit_test(stage_count_sees_the_pods_classes),
 		cmocka_unit_test(pair_neighbourhoods_free_stages),
+		cmocka_unit_test(pair_neighbourhoods_never_worse),
 		cmocka_unit_test(stripe_shares),
 		cmocka_unit_test(lid_space),
 		cmocka_unit_test(table_text),
