@@ -253,7 +253,8 @@ private:
 		// stages that may be
 		if (excess_ && !proven_ && walk_left_)
 			walk();
-		if (excess_ && !proven_ && opt_.exact && lns_left_)
+		if (excess_ && !proven_ && opt_.exact && lns_left_ &&
+		    lns_spent_ < opt_.lns_probe * (lns_freed_ + 1))
 			lns();
 		if (excess_ && opt_.spare && has_beside_)
 			spare();
@@ -441,6 +442,7 @@ private:
 		PortIdx links[kMaxPathLinks];
 		for (unsigned round = 0; round < opt_.lns && excess_ && lns_left_; round++) {
 			lns_left_--;
+			lns_spent_++;
 			todo.clear();
 			for (uint32_t f : order_)
 				if (congested(f))
@@ -492,8 +494,10 @@ private:
 				blocked_[l] = 0;
 			for (uint32_t h : members)
 				in[h] = 0;
-			if (found)
+			if (found) {
 				retake(members, out);
+				lns_freed_++;
+			}
 		}
 	}
 
@@ -573,6 +577,7 @@ private:
 	bool has_beside_ = false; // a running job loads a link this stage
 	std::vector<uint32_t> todo_;
 	size_t lns_left_;                          // lns(): rounds left for the job
+	size_t lns_spent_ = 0, lns_freed_ = 0;     // lns(): rounds so far, free ones
 	std::vector<uint32_t> members_;            // lns(): the neighbourhood
 	std::vector<uint8_t> in_;                  // lns(): a flow is in it
 	StagePaths lns_paths_;                     // lns(): its paths

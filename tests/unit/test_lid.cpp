@@ -441,10 +441,11 @@ void pair_neighbourhoods_never_worse(void **)
 			for (HostOrd h = 0; h < 108; h++)
 				if (rng() % 4 != 0)
 					hosts.push_back(h);
-			auto congested = [&](unsigned lns) {
+			auto congested = [&](unsigned lns, size_t probe = PairSearchOptions().lns_probe) {
 				LidOptions opt;
 				opt.pair.exact_total = 0; // the walk decides: its draws matter
 				opt.pair.lns = lns;
+				opt.pair.lns_probe = probe;
 				opt.pair.lns_flows = 32; // of the stage's 80: the rest held
 				const LidTable t =
 					choose_lids(m.fabric, *m.router, m.tree, *shift, hosts, LidMode::pair, opt);
@@ -453,6 +454,8 @@ void pair_neighbourhoods_never_worse(void **)
 						      score_lids(m.fabric, *m.router, *shift, t).avg_hsd);
 			};
 			const auto without = congested(0), with = congested(PairSearchOptions().lns);
+			// no probe, no rounds: as without them
+			assert_true(congested(PairSearchOptions().lns, 0) == without);
 			assert_true(with.first <= without.first);
 			assert_true(with.second <= without.second + 1e-12);
 			freed += without.first - with.first;
