@@ -83,8 +83,8 @@ struct PairSearchOptions {
 	// flows around a congested one by that exhaustive search (`exact`
 	// steps per flow; none when `exact` is 0), at most `lns_total` rounds
 	// for the whole job. On n[0001-0905] of the 1944-host tree at LMC 4
-	// (docs/lid-offsets.md) it frees 17 of the 164 stages the rest left
-	// undecided, for 1.8 times the CPU; 256 flows free 29 for 7 times.
+	// (docs/lid-offsets.md) it frees 21 of the 164 stages the rest left
+	// undecided, for 1.5 times the CPU; 256 flows freed 29 for 7 times.
 	unsigned lns = 100;
 	size_t lns_flows = 128;
 	size_t lns_total = size_t(1) << 16;
