@@ -114,9 +114,10 @@ std::string one_line(const std::string &json)
 // for any machine); --lid-exact N, steps per new flow of its exhaustive
 // stage search, the job's total scaled alike, --lid-hall FLOWS, its
 // Hall's condition up to that many flows, --lid-walk N, steps per new
-// flow of the walk after it, --lid-lns ROUNDS and --lid-lns-flows N,
-// the large neighbourhoods after the walk (rounds per stage, flows per
-// neighbourhood; 0 rounds: none), and --lid-spare 0 leaves the running
+// flow of the walk after it, --lid-lns ROUNDS, --lid-lns-flows N and
+// --lid-lns-probe ROUNDS, the large neighbourhoods after the walk (rounds
+// per stage, flows per neighbourhood, rounds a thread spends per free
+// one before it stops; 0 rounds: none), and --lid-spare 0 leaves the running
 // jobs' links as the search left them (a study of what more steps and
 // checks find and prove; the plugins keep the defaults).
 PairSearchOptions pair_options(const Args &args)
@@ -130,6 +131,7 @@ PairSearchOptions pair_options(const Args &args)
 	o.walk = unsigned(args.number("--lid-walk", o.walk, 10000000));
 	o.lns = unsigned(args.number("--lid-lns", o.lns, 100000));
 	o.lns_flows = size_t(args.number("--lid-lns-flows", o.lns_flows, 100000));
+	o.lns_probe = size_t(args.number("--lid-lns-probe", o.lns_probe, 100000000));
 	o.spare = args.number("--lid-spare", 1, 1) != 0;
 	return o;
 }
@@ -297,7 +299,7 @@ int cmd_score(int argc, char **argv)
 		   "--routing", "--lid-offset", "--worst", "--lft", "--link-loads", "--flows",
 		   "--threads", "--lid", "--lmc", "--lid-in", "--lid-out", "--lid-threads",
 		   "--lid-exact", "--lid-hall", "--lid-walk", "--lid-lns", "--lid-lns-flows",
-		   "--lid-spare"},
+		   "--lid-lns-probe", "--lid-spare"},
 		  {"--json", "--bandwidth", "--per-job"});
 	args.no_positional();
 	if (args.has("--hosts") + args.has("--jobs") + args.has("--batch") != 1)

@@ -26,7 +26,7 @@ const char kUsage[] =
 	"           [--lid job|dest|pair|stripe] [--lmc N] [--lid-in KEPT] [--lid-out KEPT]\n"
 	"           [--lid-threads N] [--lid-exact STEPS] [--lid-hall FLOWS]\n"
 	"           [--lid-walk STEPS] [--lid-lns ROUNDS] [--lid-lns-flows N]\n"
-	"           [--lid-spare 0|1]\n"
+	"           [--lid-lns-probe ROUNDS] [--lid-spare 0|1]\n"
 	"           (--lid with --jobs or --batch: the jobs of a group choose in the\n"
 	"           order listed, each beside those before it; stripe: --hosts only;\n"
 	"           --batch lines \"KEY: HOSTS\" keep a job's offsets by KEY: chosen\n"
