@@ -91,8 +91,8 @@ struct PairSearchOptions {
 	// ... and no more once a search's thread has spent `lns_probe` rounds
 	// per free neighbourhood found, and one more probe: on the 4536-host
 	// tree at LMC 3 a 905-node job's rounds freed 1 stage of 355 for 1.8
-	// times the CPU; on the 1944-host tree at LMC 4, 21 of 344, one in
-	// some 700 rounds.
+	// times the CPU; on the 1944-host tree at LMC 4, 21 of 344, at least
+	// one in 780 rounds.
 	size_t lns_probe = 2000;
 	// Hall's condition in that search for stages of at most this many
 	// flows: up to 256 nodes it made 96.4% of the mixed stream's congested
