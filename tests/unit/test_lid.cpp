@@ -265,6 +265,29 @@ double hsd_beside(const test::Modelled &m, const Pattern &shift, const std::vect
 	return score_jobs(m.fabric, *m.router, shift, jobs, so).job_hsd.back();
 }
 
+// The three-level tree of 108 hosts at LMC `lmc` with a running job on
+// the first `split` hosts of each leaf at random offsets, and the other
+// hosts (`b`) for the new job: the walk's, the neighbourhoods' and
+// spare()'s case.
+struct BesideCase {
+	test::Modelled m;
+	std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
+	std::vector<HostOrd> b;
+	std::vector<Job> running;
+	BesideCase(unsigned lmc, HostOrd split, std::mt19937 &rng)
+		: m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc)),
+		  running{random_pair_job(108, 6, split, lmc, rng, b)}
+	{
+	}
+	// the new job's table, chosen beside the running job
+	LidTable choose(LidOptions opt) const
+	{
+		opt.beside = &running;
+		return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
+	}
+	double hsd(const LidTable &t) const { return hsd_beside(m, *shift, running, t); }
+};
+
 // What the pair search proves (LidTable::floor) against every combination
 // of offsets: two jobs share the leaves of a 6-ary 2-tree, the running one
 // on `split` hosts of each with offsets drawn at random (apart, D-Mod-K
@@ -329,22 +352,16 @@ void pair_walk_frees_what_can_be_free(void **)
 	size_t walked = 0;
 	for (unsigned lmc : {1u, 2u, 3u})
 		for (HostOrd split : {1u, 2u}) {
-			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
-			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
-			std::vector<HostOrd> b;
-			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
+			const BesideCase c(lmc, split, rng);
 			auto choose = [&](size_t exact, unsigned walk) {
 				LidOptions opt;
-				opt.beside = &running;
 				opt.pair.exact = exact;
 				opt.pair.exact_total = SIZE_MAX;
 				opt.pair.hall_flows = SIZE_MAX;
 				opt.pair.walk = walk;
-				return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
+				return c.choose(opt);
 			};
-			auto beside_hsd = [&](const LidTable &t) {
-				return hsd_beside(m, *shift, running, t);
-			};
+			auto beside_hsd = [&](const LidTable &t) { return c.hsd(t); };
 			const PairFloor decided = choose(size_t(1) << 20, 0).floor;
 			const LidTable walked_table = choose(0, PairSearchOptions().walk);
 			const LidTable chains_table = choose(0, 0);
@@ -382,13 +399,9 @@ void pair_neighbourhoods_free_stages(void **)
 	size_t freed = 0;
 	for (unsigned lmc : {1u, 2u, 3u})
 		for (HostOrd split : {1u, 2u}) {
-			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
-			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
-			std::vector<HostOrd> b;
-			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
+			const BesideCase c(lmc, split, rng);
 			auto choose = [&](unsigned lns, size_t exact_total = 0) {
 				LidOptions opt;
-				opt.beside = &running;
 				if (exact_total)
 					opt.pair.exact = 1u << 20; // decides every stage
 				opt.pair.exact_total = exact_total;
@@ -396,11 +409,9 @@ void pair_neighbourhoods_free_stages(void **)
 				opt.pair.walk = 0;
 				opt.pair.lns = lns;
 				opt.pair.lns_flows = 32;
-				return choose_lids(m.fabric, *m.router, m.tree, *shift, b, LidMode::pair, opt);
+				return c.choose(opt);
 			};
-			auto beside_hsd = [&](const LidTable &t) {
-				return hsd_beside(m, *shift, running, t);
-			};
+			auto beside_hsd = [&](const LidTable &t) { return c.hsd(t); };
 			const LidTable chains = choose(0), wide = choose(PairSearchOptions().lns);
 			const PairFloor decided = choose(0, SIZE_MAX).floor;
 			const size_t before = chains.floor.count(PairFloor::undecided),
@@ -476,22 +487,16 @@ void pair_spares_the_running_jobs(void **)
 	double spared = 0;
 	for (unsigned lmc : {1u, 2u, 3u})
 		for (HostOrd split : {1u, 2u, 3u}) {
-			test::Modelled m(test::Modelled::generated("3;6,6,3;1,6,2;1,1,3", lmc));
-			const std::unique_ptr<Pattern> shift = make_pattern("shift", nullptr);
-			std::vector<HostOrd> b;
-			const std::vector<Job> running = {random_pair_job(108, 6, split, lmc, rng, b)};
+			const BesideCase c(lmc, split, rng);
 			// both jobs' HSD in lock-step, as the runtime model plays them
 			auto hsd = [&](bool spare) {
 				LidOptions opt;
-				opt.beside = &running;
 				opt.pair.spare = spare;
-				std::vector<Job> jobs = running;
-				jobs.push_back(choose_lids(m.fabric, *m.router, m.tree, *shift, b,
-							   LidMode::pair, opt)
-						       .job());
+				std::vector<Job> jobs = c.running;
+				jobs.push_back(c.choose(opt).job());
 				ScoreOptions so;
 				so.per_job = true;
-				return score_jobs(m.fabric, *m.router, *shift, jobs, so).job_hsd;
+				return score_jobs(c.m.fabric, *c.m.router, *c.shift, jobs, so).job_hsd;
 			};
 			const std::vector<double> off = hsd(false), on = hsd(true);
 			std::printf("# LMC %u, %u of 6 hosts running: the running job %.3f, "
