@@ -361,7 +361,6 @@ void pair_walk_frees_what_can_be_free(void **)
 				opt.pair.walk = walk;
 				return c.choose(opt);
 			};
-			auto beside_hsd = [&](const LidTable &t) { return c.hsd(t); };
 			const PairFloor decided = choose(size_t(1) << 20, 0).floor;
 			const LidTable walked_table = choose(0, PairSearchOptions().walk);
 			const LidTable chains_table = choose(0, 0);
@@ -382,8 +381,8 @@ void pair_walk_frees_what_can_be_free(void **)
 			// a stage the walk cannot free keeps the chains' offsets: it
 			// lowers the flows beyond one per link, not the busiest link
 			std::printf("#   HSD beside it: chains %.3f, walk %.3f\n",
-				    beside_hsd(chains_table), beside_hsd(walked_table));
-			assert_true(beside_hsd(walked_table) <= beside_hsd(chains_table) + 1e-12);
+				    c.hsd(chains_table), c.hsd(walked_table));
+			assert_true(c.hsd(walked_table) <= c.hsd(chains_table) + 1e-12);
 		}
 	assert_true(walked > 0); // the walk had stages to free
 }
@@ -411,7 +410,6 @@ void pair_neighbourhoods_free_stages(void **)
 				opt.pair.lns_flows = 32;
 				return c.choose(opt);
 			};
-			auto beside_hsd = [&](const LidTable &t) { return c.hsd(t); };
 			const LidTable chains = choose(0), wide = choose(PairSearchOptions().lns);
 			const PairFloor decided = choose(0, SIZE_MAX).floor;
 			const size_t before = chains.floor.count(PairFloor::undecided),
@@ -420,8 +418,8 @@ void pair_neighbourhoods_free_stages(void **)
 				    "congested after the chains %zu, after the neighbourhoods %zu "
 				    "(and %zu proven by the count); HSD beside %.3f, %.3f\n",
 				    lmc, split, decided.count(PairFloor::congested), before, after,
-				    wide.floor.count(PairFloor::congested), beside_hsd(chains),
-				    beside_hsd(wide));
+				    wide.floor.count(PairFloor::congested), c.hsd(chains),
+				    c.hsd(wide));
 			assert_int_equal(decided.count(PairFloor::undecided), 0);
 			// every stage that can be free is, in neighbourhoods of 32
 			// flows of the 72 or 90
@@ -430,7 +428,7 @@ void pair_neighbourhoods_free_stages(void **)
 			// a stage of its own: the neighbourhoods draw apart, so the
 			// later stages search as without them
 			assert_true(after <= before);
-			assert_true(beside_hsd(wide) <= beside_hsd(chains) + 1e-12);
+			assert_true(c.hsd(wide) <= c.hsd(chains) + 1e-12);
 			freed += before - after;
 		}
 	assert_true(freed > 0);
