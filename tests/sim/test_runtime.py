@@ -650,6 +650,7 @@ class TestKeptOffsets(unittest.TestCase):
         self.assertAlmostEqual(f["multi"]["h_mean"], 1.25)
         self.assertAlmostEqual(f["multi"]["h1_share"], 1 / 3)
         self.assertAlmostEqual(f["multi"]["floor_mean"], 1.1)
+        self.assertAlmostEqual(f["multi"]["floor1_share"], 1 / 2)  # of the two with a floor
         self.assertAlmostEqual(f["multi"]["undecided_share"], 90 / 309)
         self.assertEqual(f["above_256"]["jobs"], 1)
         self.assertAlmostEqual(f["above_256"]["proven_share"], 60 / 299)
@@ -901,7 +902,8 @@ class TestReportUsers(unittest.TestCase):
         txt = report.report_text(self.rep(jobs), jobs)
         self.assertIn("cons_tres-lid at the starts, beside the running jobs: multi-node jobs (2) "
                       "HSD 1.25, 50.0% at 1.0, proven floor 1.12 (stages proven congested "
-                      "23.8%, undecided 21.4%), node-hours lost 16.7% (at the start's HSD all "
+                      "23.8%, undecided 21.4%; jobs that any offsets could start at 1.0 at most "
+                      "50.0%), node-hours lost 16.7% (at the start's HSD all "
                       "along 20.8%, at the floor 10.4%)", txt)
 
     @unittest.skipUnless(importlib.util.find_spec("matplotlib"),

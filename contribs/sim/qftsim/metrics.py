@@ -161,13 +161,15 @@ def lid_start_figures(jobs):
     and over those above 256 nodes, their HSD at the start beside the
     running jobs with the offsets they chose (mean, share at 1.0), and
     with a pair choice what its search proved there: the mean floor
-    (the least HSD any offsets give) and the shares of the jobs' stages
-    proven to congest and left undecided. With the runtime model too, the
-    node-hours they would lose (share of their node-hours) running at
-    their start's HSD all along, and at the floor: what these placements
-    lose whatever the offsets (forced) against what the search left
-    (start - floor) and what later neighbours added (lost - start). None
-    without a choice."""
+    (the least HSD any offsets give), the share of the jobs whose floor is
+    1.0 (no stage proven congested: the most that any offsets could start
+    at 1.0, a bound on the share at H = 1 all along) and the shares of the
+    jobs' stages proven to congest and left undecided. With the runtime
+    model too, the node-hours they would lose (share of their node-hours)
+    running at their start's HSD all along, and at the floor: what these
+    placements lose whatever the offsets (forced) against what the search
+    left (start - floor) and what later neighbours added (lost - start).
+    None without a choice."""
     out = {}
     for label, lo in (("multi", 1), ("above_256", 256)):
         with_st = [j for j in jobs if j.get("lid_start") and j["nodes"] > lo]
@@ -180,6 +182,7 @@ def lid_start_figures(jobs):
             "jobs": len(st), "h_mean": mean([s["h"] for s in st]),
             "h1_share": _share([s["h"] for s in st], lambda x: x <= 1.0 + 1e-9),
             "floor_mean": mean([s["floor"] for s in pair]),
+            "floor1_share": _share([s["floor"] for s in pair], lambda x: x <= 1.0 + 1e-9),
             "proven_share": sum(s["proven"] for s in pair) / stages if stages else None,
             "undecided_share": sum(s["undecided"] for s in pair) / stages if stages else None,
         }

@@ -170,8 +170,10 @@ def _start_part(label, s):
     """One class of lid_start_figures as the report says it."""
     part = "%s (%d) HSD %.2f, %s at 1.0" % (label, s["jobs"], s["h_mean"], _pct(s["h1_share"]))
     if s.get("floor_mean") is not None:
-        part += ", proven floor %.2f (stages proven congested %s, undecided %s)" % (
-            s["floor_mean"], _pct(s["proven_share"]), _pct(s["undecided_share"]))
+        part += (", proven floor %.2f (stages proven congested %s, undecided %s; "
+                 "jobs that any offsets could start at 1.0 at most %s)") % (
+            s["floor_mean"], _pct(s["proven_share"]), _pct(s["undecided_share"]),
+            _pct(s["floor1_share"]))
     if s.get("lost_share") is not None:
         part += ", node-hours lost %s (at the start's HSD all along %s, at the floor %s)" % (
             _pct(s["lost_share"]), _pct(s["lost_at_start_share"]),
