@@ -37,6 +37,11 @@ def _share(values, test):
     return (sum(1 for x in values if test(x)) / len(values)) if values else None
 
 
+def _at_one(h):
+    """An HSD of 1.0 (congestion-free), up to the figures' rounding."""
+    return h <= 1.0 + 1e-9
+
+
 def _rlft_figures(jobs, scored):
     rl = [j["rlft"] for j in jobs if "rlft" in j]
     if not rl:
@@ -56,7 +61,7 @@ def _rlft_figures(jobs, scored):
         k = placement_kind(j["rlft"].get("kind"))
         e = kinds.setdefault(k, {"jobs": 0, "hsd1": 0, "hsd_sum": 0.0})
         e["jobs"] += 1
-        e["hsd1"] += one_lid(j) <= 1.0 + 1e-9
+        e["hsd1"] += _at_one(one_lid(j))
         e["hsd_sum"] += one_lid(j)
     for e in kinds.values():
         e["hsd_mean"] = e.pop("hsd_sum") / e["jobs"]
@@ -109,8 +114,8 @@ def summarise(jobs, hosts, run):
         "wait_mean": mean(waits), "wait_p95": percentile(waits, 95),
         "wait_max": max(waits) if waits else None,
         "scored_jobs": len(scored),
-        "hsd1_alone_share": _share(alone, lambda x: x <= 1.0 + 1e-9),
-        "hsd1_neigh_share": _share(neigh, lambda x: x <= 1.0 + 1e-9),
+        "hsd1_alone_share": _share(alone, _at_one),
+        "hsd1_neigh_share": _share(neigh, _at_one),
         "hsd_alone_mean": mean(alone), "hsd_alone_max": max(alone) if alone else None,
         # with a LID choice: the same jobs on one LID
         "hsd_alone_1lid_mean": mean([j["hsd_alone_1lid"] for j in scored
@@ -180,9 +185,9 @@ def lid_start_figures(jobs):
         stages = sum(s["stages"] for s in pair)
         out[label] = {
             "jobs": len(st), "h_mean": mean([s["h"] for s in st]),
-            "h1_share": _share([s["h"] for s in st], lambda x: x <= 1.0 + 1e-9),
+            "h1_share": _share([s["h"] for s in st], _at_one),
             "floor_mean": mean([s["floor"] for s in pair]),
-            "floor1_share": _share([s["floor"] for s in pair], lambda x: x <= 1.0 + 1e-9),
+            "floor1_share": _share([s["floor"] for s in pair], _at_one),
             "proven_share": sum(s["proven"] for s in pair) / stages if stages else None,
             "undecided_share": sum(s["undecided"] for s in pair) / stages if stages else None,
         }
