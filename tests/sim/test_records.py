@@ -15,8 +15,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.environ.get("QFT_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(SRC, "contribs", "sim"))
 
-from qftsim.cluster import (choose_record, env_dump_command, job_env, rlft_log,  # noqa: E402
-                            parse_jobcomp_line)
+from qftsim.cluster import (choose_record, env_dump_command, first_submit,  # noqa: E402
+                            job_env, parse_jobcomp_line, parse_slurm_time, repeat_kind,
+                            rlft_log)
 from qftsim.metrics import placement_kind  # noqa: E402
 from qftsim.common import SimError  # noqa: E402
 from qftsim.replay import PolicyRun, node_range, policy_conf  # noqa: E402
@@ -46,6 +47,22 @@ class TestJobcomp(unittest.TestCase):
         self.assertEqual(choose_record(recs)["StartTime"], "2026-11-23T10:00:01")
         self.assertEqual(choose_record(recs[::-1])["StartTime"], "2026-11-23T10:00:01")
         self.assertEqual(choose_record([recs[1]])["JobState"], "NODE_FAIL")
+
+    def test_why_a_job_has_two_records(self):
+        # docs/sim.md run 42's job 209: a launch lost while slurmctld was
+        # stopped (NODE_FAIL, requeued, a new SubmitTime), then its run
+        failed = parse_jobcomp_line(REC % (7, 6, "NODE_FAIL", 1))[0]
+        run = parse_jobcomp_line(REC % (7, 6, "COMPLETED", 5))[0]
+        run["SubmitTime"] = "2026-11-23T10:00:09"
+        failed["SubmitTime"] = "2026-11-23T10:00:00"
+        self.assertIsNone(repeat_kind([run]))
+        self.assertEqual(repeat_kind([failed, run]), "requeued")
+        self.assertEqual(repeat_kind([run, failed]), "ended_again")
+        first = parse_slurm_time("2026-11-23T10:00:00")
+        later = parse_slurm_time("2026-11-23T10:00:09")
+        self.assertEqual(first_submit([failed, run], later), first)
+        self.assertEqual(first_submit([run], None), later)
+        self.assertEqual(first_submit([], later), later)
 
 
 class TestPlacementKind(unittest.TestCase):

@@ -117,6 +117,11 @@ class Clock:
         with self.lock:
             return 0.0 if self.paused_at is None else time.time() - self.paused_at
 
+    def longest(self):
+        """Real seconds of the longest stop that ended (0: none)."""
+        with self.lock:
+            return round(max((e - s for s, e in zip(self.starts, self.ends)), default=0.0), 1)
+
     def now(self):
         return self.virtual(time.time())
 

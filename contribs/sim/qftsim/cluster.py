@@ -153,6 +153,26 @@ def choose_record(recs):
     return recs[-1]
 
 
+def repeat_kind(recs):
+    """Why a job has more than one jobcomp record: "requeued" when failed
+    starts (NODE_FAIL: slurmctld took a launch as lost and requeued the
+    job) come before the record that counts, "ended_again" when an end
+    follows it (choose_record); None for one record."""
+    if len(recs) < 2:
+        return None
+    return "requeued" if recs.index(choose_record(recs)) > 0 else "ended_again"
+
+
+def first_submit(recs, submit):
+    """The job's first submission: a requeue stamps a new SubmitTime, in
+    the later records and in squeue (`submit`), but the wait runs from the
+    first."""
+    first = parse_slurm_time(recs[0].get("SubmitTime")) if recs else None
+    if first is not None and (submit is None or first < submit):
+        return first
+    return submit
+
+
 class JobComp:
     """jobcomp/filetxt's file, read as it grows: job id -> its records."""
 

@@ -11,8 +11,8 @@ from .runtime import rate
 
 # What summarise() copies from a run's record besides the jobs (kept in
 # jobs.json, so --report-only can rebuild the report).
-RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "sbatch_retries", "label",
-            "jobcomp_truncated", "model", "lid", "lmc")
+RUN_KEYS = ("times", "kill", "timed_out", "duplicate_records", "requeued", "sbatch_retries",
+            "label", "jobcomp_truncated", "model", "lid", "lmc")
 
 # select/rlft's QFT_PLACEMENT_KIND -> the report's category: a best fit
 # and free hosts in tree order both mean no aligned block was free.

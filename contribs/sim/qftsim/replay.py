@@ -13,7 +13,7 @@ import threading
 import time
 
 from .cluster import (FINAL, Cluster, JobComp, choose_record, env_dump_command,
-                      job_env, parse_slurm_time, rlft_log)
+                      first_submit, job_env, parse_slurm_time, repeat_kind, rlft_log)
 from .clock import Clock
 from .common import SimError, fmt_dur, log
 from .runtime import LiveRates
@@ -22,6 +22,9 @@ from .runtime import LiveRates
 # the model (slurm.conf OverTimeLimit=): 5 real minutes, longer than any
 # stop seen (a choice of 10-30 s).
 OVER_TIME_MINUTES = 5
+# Seconds slurmctld and its clients wait for an answer: longer than the
+# world's longest stop (see start_cluster)
+MESSAGE_TIMEOUT = 100
 
 
 def time_limit_minutes(sleep):
@@ -307,6 +310,13 @@ class PolicyRun:
             # docs/sim.md run 29's first try). Only the kill waits; backfill
             # still plans with the limits the model keeps raising.
             extra.append("OverTimeLimit=%d" % OVER_TIME_MINUTES)
+        if sim.comm and not sim.args.model_lags:
+            # slurmctld's RPCs time out on real time too: a stop that outlasts
+            # MessageTimeout (10 s) under a batch launch made slurmctld take
+            # the launch as lost and requeue the job (NODE_FAIL; docs/sim.md
+            # run 42, job 209, a 38 s launch). A 900-node choice stops the
+            # world 10-60 s.
+            extra.append("MessageTimeout=%d" % MESSAGE_TIMEOUT)
         extra += sim.args.extra_conf
         t0 = time.time()
         try:
@@ -672,7 +682,7 @@ class PolicyRun:
         C = self.sim.compress
         rl = rlft_log(self.cluster.ctld_log()) if self.rlft else {}
         jobs = []
-        dup = truncated = 0
+        dup = requeued = truncated = 0
         self.jobcomp.flush()
         for job in self.sim.jobs:
             d = {"idx": job.idx, "name": self.job_name(job), "size": job.size,
@@ -694,8 +704,10 @@ class PolicyRun:
             d["jobid"] = jid
             recs = self.jobcomp.records.get(jid, [])
             snap = self.final.get(jid)
-            if len(recs) > 1:
-                dup += 1
+            kind = repeat_kind(recs)
+            if kind:
+                requeued += kind == "requeued"
+                dup += kind == "ended_again"
                 d["all_records"] = ["%s %s-%s" % (r.get("JobState"), r.get("StartTime"),
                                                   r.get("EndTime")) for r in recs]
             if recs:
@@ -707,7 +719,7 @@ class PolicyRun:
                     truncated += 1
                 state = rec.get("JobState") or (snap or {}).get("state", "UNKNOWN")
                 st, en = parse_slurm_time(rec.get("StartTime")), parse_slurm_time(rec.get("EndTime"))
-                sub = snap["submit"] if snap else parse_slurm_time(rec.get("SubmitTime"))
+                sub = first_submit(recs, snap["submit"] if snap else None)
                 if snap:
                     nodelist, nodes = snap["nodelist"], snap["nodes"]
                 else:
@@ -743,6 +755,7 @@ class PolicyRun:
                 self.model_record(job, d)
             jobs.append(d)
         self.duplicates = dup
+        self.requeued = requeued
         self.truncated = truncated
         return jobs
 
@@ -780,7 +793,8 @@ class PolicyRun:
     def run_info(self):
         """What the report keeps of the run besides the jobs."""
         return {"times": self.times, "kill": self.kill, "timed_out": self.timed_out,
-                "duplicate_records": self.duplicates, "sbatch_retries": self.sbatch_retries,
+                "duplicate_records": self.duplicates, "requeued": self.requeued,
+                "sbatch_retries": self.sbatch_retries,
                 "jobcomp_truncated": self.truncated, "label": self.conf["label"],
                 "lid": self.lid, "lmc": self.sim.fabric.lmc,
                 "model": None if self.live is None else {
@@ -788,4 +802,5 @@ class PolicyRun:
                     "limits_raised": self.live.extended, "held": self.live.held,
                     "held_secs": round(self.live.held_secs, 1),
                     "paused": self.clock.count if self.clock else None,
-                    "paused_secs": round(self.clock.total, 1) if self.clock else None}}
+                    "paused_secs": round(self.clock.total, 1) if self.clock else None,
+                    "paused_max": self.clock.longest() if self.clock else None}}

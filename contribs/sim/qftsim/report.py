@@ -128,8 +128,11 @@ def _model_notes(rep, jobs_by_policy):
             lines[-1] += "; model %d rounds, %.1f s scoring, %d limits raised" % (
                 m["rounds"], m["score_secs"], m["limits_raised"])
             if m.get("paused") is not None:
-                lines[-1] += ", the world stopped %d times for it (%.1f real s)" % (
+                lines[-1] += ", the world stopped %d times for it (%.1f real s" % (
                     m["paused"], m["paused_secs"])
+                if m.get("paused_max") is not None:
+                    lines[-1] += ", the longest %.1f s" % m["paused_max"]
+                lines[-1] += ")"
             if m.get("held"):
                 held = rep["policies"][n].get("node_hours_held_share")
                 lines[-1] += (", %d jobs held %.1f real s for their first rate (%s of "
@@ -296,6 +299,10 @@ def _accounting(name, s):
         extra += ("; %d jobs with two jobcomp records (ended before the kill, unsaved, "
                   "ended again by the restarted slurmctld; the first end is kept)"
                   % s["duplicate_records"])
+    if s.get("requeued"):
+        extra += ("; %d jobs requeued by slurmctld after a failed start (NODE_FAIL: a batch "
+                  "launch timed out; the run after it is kept, the wait from the first "
+                  "submission)" % s["requeued"])
     if s.get("jobcomp_truncated"):
         extra += ("; %d jobcomp records cut short by slurmctld (node lists taken from squeue)"
                   % s["jobcomp_truncated"])
