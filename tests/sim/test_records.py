@@ -58,6 +58,8 @@ class TestJobcomp(unittest.TestCase):
         self.assertIsNone(repeat_kind([run]))
         self.assertEqual(repeat_kind([failed, run]), "requeued")
         self.assertEqual(repeat_kind([run, failed]), "ended_again")
+        # no COMPLETED end: the last counts, and a FAILED before it is no requeue
+        self.assertEqual(repeat_kind([dict(run, JobState="FAILED"), failed]), "ended_again")
         first = parse_slurm_time("2026-11-23T10:00:00")
         later = parse_slurm_time("2026-11-23T10:00:09")
         self.assertEqual(first_submit([failed, run], later), first)

@@ -160,7 +160,10 @@ def repeat_kind(recs):
     follows it (choose_record); None for one record."""
     if len(recs) < 2:
         return None
-    return "requeued" if recs.index(choose_record(recs)) > 0 else "ended_again"
+    before = recs[:recs.index(choose_record(recs))]
+    if before and all(r.get("JobState") in ("NODE_FAIL", "REQUEUED") for r in before):
+        return "requeued"
+    return "ended_again"
 
 
 def first_submit(recs, submit):
