@@ -1,18 +1,39 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Slurm host lists expanded independently of the simulator's own code
-(contribs/sim/qftsim/common.py), for the checks of test-sim.sh."""
-import re
+"""Slurm host lists expanded for the checks of test-sim.sh, by a character
+scan rather than the simulator's regular expression
+(contribs/sim/qftsim/common.py), so that a fault in one is not the other's."""
+
+
+def _items(text):
+    """Split at the commas outside brackets."""
+    item, depth = "", 0
+    for c in text:
+        if c == "," and depth == 0:
+            yield item
+            item = ""
+            continue
+        depth += (c == "[") - (c == "]")
+        item += c
+    if item:
+        yield item
+
+
+def _numbers(ranges):
+    """0001-0003,0007 -> 0001 0002 0003 0007, each as wide as written."""
+    for part in ranges.split(","):
+        lo, hi = (part.split("-") + [part])[:2]
+        for i in range(int(lo), int(hi) + 1):
+            yield str(i).zfill(len(lo))
 
 
 def expand(text):
     """n[0001-0003,0007],login1 -> n0001 n0002 n0003 n0007 login1."""
     out = []
-    for m in re.finditer(r"([^,\[]+)(?:\[([^\]]+)\])?", text):
-        pre, ranges = m.group(1), m.group(2)
-        if not ranges:
-            out.append(pre)
+    for item in _items(text):
+        if "[" not in item:
+            out.append(item)
             continue
-        for part in ranges.split(","):
-            a, _, b = part.partition("-")
-            out += ["%s%0*d" % (pre, len(a), i) for i in range(int(a), int(b or a) + 1)]
+        head, rest = item.split("[", 1)
+        ranges, tail = rest.split("]", 1)
+        out += [head + n + tail for n in _numbers(ranges)]
     return out
