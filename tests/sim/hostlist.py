@@ -21,7 +21,8 @@ def _items(text):
 def _numbers(ranges):
     """0001-0003,0007 -> 0001 0002 0003 0007, each as wide as written."""
     for part in ranges.split(","):
-        lo, hi = (part.split("-") + [part])[:2]
+        bounds = part.split("-")
+        lo, hi = bounds[0], bounds[-1]
         for i in range(int(lo), int(hi) + 1):
             yield str(i).zfill(len(lo))
 
