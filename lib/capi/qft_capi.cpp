@@ -1076,7 +1076,12 @@ void run_lid_request(const qft_lid_request &req, qft_lid_choice_t *out)
 		opt.beside = &beside;
 	const qft::LidTable t = qft::choose_lids(f, router, req.model->tree(), *req.pattern,
 						 req.ranks, req.mode, opt);
-	const qft::LidScore sc = qft::score_lids(f, router, *req.pattern, t, opt.max_stages);
+	// pair: beside the running jobs on every stage, the figure its search
+	// minimised (what `qft score --per-job` gives it with their tables);
+	// job, dest: alone on the judged stages.
+	const bool pair = req.mode == qft::LidMode::pair;
+	const qft::LidScore sc = qft::score_lids(f, router, *req.pattern, t, pair ? 0 : opt.max_stages,
+						 pair ? opt.beside : nullptr);
 	const std::string text = qft::lid_table_text(f, t);
 	out->mode = qft::lid_mode_name(req.mode);
 	out->offsets = t.offsets;

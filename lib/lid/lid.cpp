@@ -344,10 +344,22 @@ LidTable choose_lids(const Fabric &fabric, const Router &router, const Tree *tre
 }
 
 LidScore score_lids(const Fabric &fabric, const Router &router, const Pattern &pattern,
-		    const LidTable &table, size_t max_stages)
+		    const LidTable &table, size_t max_stages, const std::vector<Job> *beside)
 {
-	Judged judged(pattern, uint32_t(table.hosts.size()), max_stages);
 	LidScore out;
+	if (beside && !beside->empty() && table.mode != LidMode::stripe) {
+		std::vector<Job> jobs(*beside);
+		jobs.push_back(table.job());
+		ScoreOptions opt;
+		opt.per_job = true;
+		const Score sc = score_jobs(fabric, router, pattern, jobs, opt);
+		out.stages = sc.job_stages.back();
+		out.avg_hsd = sc.job_hsd.back();
+		out.max_hsd = sc.job_max_hsd.back();
+		out.congested = sc.job_congested.back();
+		return out;
+	}
+	Judged judged(pattern, uint32_t(table.hosts.size()), max_stages);
 	if (table.mode != LidMode::stripe) {
 		const Score sc = score_jobs(fabric, router, *judged.pattern, {table.job()});
 		out.stages = sc.stages;

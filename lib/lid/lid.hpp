@@ -96,9 +96,14 @@ struct LidScore {
 	size_t congested = 0;    // stages above 1
 };
 
-// The job's HSD under `table` (stripe: loads in shares of a flow).
+// The job's HSD under `table` (stripe: loads in shares of a flow). With
+// `beside` (not stripe; every stage, max_stages ignored): its HSD beside
+// those jobs, stage t of each in lock-step, every job's flows counted on
+// the job's links (score_jobs' job_hsd: what `qft score --per-job` gives
+// the last job of a group), which is what its pair choice minimised.
 LidScore score_lids(const Fabric &fabric, const Router &router, const Pattern &pattern,
-		    const LidTable &table, size_t max_stages = 0);
+		    const LidTable &table, size_t max_stages = 0,
+		    const std::vector<Job> *beside = nullptr);
 
 // The table as docs/lid-table.md writes it.
 std::string lid_table_text(const Fabric &fabric, const LidTable &table);

@@ -133,7 +133,7 @@ check "16 nodes: pair ($pair_hsd) below one LID ($one)" python3 -c "import sys; 
 check "16 nodes: the log names the choice and the pending table, with the time under the locks" \
 	grep -Eq "JobId=$b LID choice pair \(LidChoice= auto, LMC 2\): table pending, $table \([0-9]+ choices before it\); [0-9]+ us \([0-9]+ us CPU\)" "$LOG"
 check "16 nodes: the worker's line names the HSD and when it was ready" \
-	grep -Eq "JobId=$b LID table pair \(LidChoice= auto, LMC 2\) ready [0-9.]+ s after job_begin \(choice [0-9.]+ s\): HSD $pair_hsd avg, .* one LID $one; $table" "$LOG"
+	grep -Eq "JobId=$b LID table pair \(LidChoice= auto, LMC 2\) ready [0-9.]+ s after job_begin \(choice [0-9.]+ s\): HSD $pair_hsd avg, .* one LID $one alone; $table" "$LOG"
 lock_us "16 nodes" "$b"
 "$BIN/scancel" "$a" "$b"
 sleep 2

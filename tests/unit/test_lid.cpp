@@ -328,6 +328,16 @@ void pair_floor_beside_running_jobs(void **)
 				// nothing undecided at this size
 				assert_int_equal(t.floor.count(PairFloor::undecided), 0);
 				assert_true(t.floor.hsd() <= got + 1e-12);
+				// the figure a table's head reports (select/rlft):
+				// every stage beside the running job, each proven
+				// stage among its congested ones
+				const LidScore sb = score_lids(m.fabric, *m.router, *m.shift, t, 4,
+							       &running);
+				assert_int_equal(sb.stages, stages);
+				assert_true(sb.avg_hsd == got);
+				assert_true(sb.congested >= t.floor.count(PairFloor::congested));
+				assert_true(sb.max_hsd >= (sb.congested ? 2 : 1));
+				assert_true(sb.avg_hsd >= m.hsd(t));
 			}
 			// alone: only the job's own flows meet
 			const LidTable alone = m.choose(b, LidMode::pair);

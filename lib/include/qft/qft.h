@@ -507,7 +507,9 @@ typedef struct qft_lid_choice {
 	unsigned char *dest;    /* job, dest: the offset every sender uses
 				 * for hosts[k]; pair: NULL */
 	char *table;            /* the table text docs/lid-table.md defines */
-	double avg_hsd;         /* with the choice, over stages_played */
+	double avg_hsd;         /* with the choice, over stages_played; pair:
+				 * every stage, beside the running jobs of a
+				 * request (qft_placer_lid_request()) */
 	double max_hsd;
 	size_t stages_played, stages_total;
 	/* The job with these offsets, for qft_placer_record_lids() (the

@@ -245,9 +245,10 @@ static void _choose(lid_work_t *w)
 			xstrfmtcat(proved, "; beside the running jobs no offsets give below %.3f (%zu stages proven congested, %zu undecided)",
 				   w->ch.floor_hsd, w->ch.stages_proven, w->ch.stages_undecided);
 		w->published = true;
-		info("%s: JobId=%u LID table %s ready %.3f s after job_begin (choice %.3f s): HSD %.3f avg, %.0f worst over %zu of %zu stages, one LID %.3f%s; %s/%s",
+		info("%s: JobId=%u LID table %s ready %.3f s after job_begin (choice %.3f s): HSD %.3f avg, %.0f worst over %zu of %zu stages %s, one LID %.3f alone%s; %s/%s",
 		     PFX, w->job_id, w->what, _secs_since(&w->begun), _secs_since(&t0), w->ch.avg_hsd,
-		     w->ch.max_hsd, w->ch.stages_played, w->ch.stages_total, w->one_lid,
+		     w->ch.max_hsd, w->ch.stages_played, w->ch.stages_total,
+		     strcmp(w->ch.mode, "pair") ? "alone" : "beside the running jobs", w->one_lid,
 		     proved ? proved : "", w->dir, w->name);
 		xfree(proved);
 	} else if (rc == 1) {
