@@ -348,15 +348,40 @@ LidScore score_lids(const Fabric &fabric, const Router &router, const Pattern &p
 {
 	LidScore out;
 	if (beside && !beside->empty() && table.mode != LidMode::stripe) {
+		// The job's own flows of each stage, routed again to find the
+		// links they cross: a running job may share a host with it
+		// (shared nodes), so flows cannot be told apart by source.
 		std::vector<Job> jobs(*beside);
 		jobs.push_back(table.job());
-		ScoreOptions opt;
-		opt.per_job = true;
-		const Score sc = score_jobs(fabric, router, pattern, jobs, opt);
-		out.stages = sc.job_stages.back();
-		out.avg_hsd = sc.job_hsd.back();
-		out.max_hsd = sc.job_max_hsd.back();
-		out.congested = sc.job_congested.back();
+		check_ranks(fabric, table.hosts);
+		const uint32_t n = uint32_t(table.hosts.size());
+		const size_t own = pattern.stage_count(n);
+		std::vector<RankPair> pairs;
+		PortIdx path[kMaxPathLinks];
+		uint64_t sum = 0;
+		StagePlayer player(fabric, router);
+		player.play(pattern, jobs.data(), jobs.size(),
+			    [&](size_t t, const std::vector<Flow> &, const LinkLoads &loads) {
+				    if (t >= own)
+					    return;
+				    pattern.stage(n, t, pairs);
+				    uint32_t worst = 0;
+				    for (const RankPair &p : pairs) {
+					    const unsigned len =
+						    router.path(table.hosts[p.src], table.hosts[p.dst],
+								table.offset(p.src, p.dst), path);
+					    for (unsigned k = 0; k < len; k++)
+						    worst = std::max(worst, loads[path[k]]);
+				    }
+				    if (!worst)
+					    return;
+				    out.stages++;
+				    sum += worst;
+				    out.max_hsd = std::max(out.max_hsd, double(worst));
+				    out.congested += worst > 1;
+			    });
+		if (out.stages)
+			out.avg_hsd = double(sum) / double(out.stages);
 		return out;
 	}
 	Judged judged(pattern, uint32_t(table.hosts.size()), max_stages);

@@ -98,9 +98,10 @@ struct LidScore {
 
 // The job's HSD under `table` (stripe: loads in shares of a flow). With
 // `beside` (not stripe; every stage, max_stages ignored): its HSD beside
-// those jobs, stage t of each in lock-step, every job's flows counted on
-// the job's links (score_jobs' job_hsd: what `qft score --per-job` gives
-// the last job of a group), which is what its pair choice minimised.
+// those jobs, stage t of each in lock-step, the busiest link its own
+// flows cross with every job's flows counted (score_jobs' job_hsd when no
+// host is in two jobs: what `qft score --per-job` gives the last job of
+// a group), which is what its pair choice minimised.
 LidScore score_lids(const Fabric &fabric, const Router &router, const Pattern &pattern,
 		    const LidTable &table, size_t max_stages = 0,
 		    const std::vector<Job> *beside = nullptr);

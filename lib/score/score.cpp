@@ -111,8 +111,7 @@ struct Part {
 	};
 	std::vector<Stage> stages;
 	LinkPeaks peaks;
-	std::vector<uint64_t> job_sum, job_stages, job_congested; // per_job: by job
-	std::vector<uint32_t> job_max;
+	std::vector<uint64_t> job_sum, job_stages; // per_job: by job
 	double bw_sum = 0;
 	uint64_t bw_flows = 0;
 	std::exception_ptr error;
@@ -137,8 +136,6 @@ void add_job_worst(const Router &router, const std::vector<Flow> &flows, const L
 		if (stage_worst[j]) {
 			part.job_sum[j] += stage_worst[j];
 			part.job_stages[j]++;
-			part.job_congested[j] += stage_worst[j] > 1;
-			part.job_max[j] = std::max(part.job_max[j], stage_worst[j]);
 			stage_worst[j] = 0;
 		}
 }
@@ -158,8 +155,6 @@ void play_part(const Fabric &fabric, const Router &router, const Pattern &patter
 				job_of[h] = uint32_t(j);
 		part.job_sum.assign(jobs.size(), 0);
 		part.job_stages.assign(jobs.size(), 0);
-		part.job_congested.assign(jobs.size(), 0);
-		part.job_max.assign(jobs.size(), 0);
 		stage_worst.assign(jobs.size(), 0);
 	}
 	player.play(
@@ -234,18 +229,12 @@ Score sum_parts(std::vector<Part> &parts, const ScoreOptions &opt)
 	if (opt.per_job && !parts.empty()) {
 		const size_t jobs = parts[0].job_sum.size();
 		sc.job_hsd.assign(jobs, 1.0);
-		sc.job_max_hsd.assign(jobs, 0);
-		sc.job_stages.assign(jobs, 0);
-		sc.job_congested.assign(jobs, 0);
 		for (size_t j = 0; j < jobs; j++) {
 			uint64_t sum = 0, stages = 0;
 			for (const Part &part : parts) {
 				sum += part.job_sum[j];
 				stages += part.job_stages[j];
-				sc.job_congested[j] += part.job_congested[j];
-				sc.job_max_hsd[j] = std::max(sc.job_max_hsd[j], part.job_max[j]);
 			}
-			sc.job_stages[j] = stages;
 			if (stages)
 				sc.job_hsd[j] = double(sum) / double(stages);
 		}

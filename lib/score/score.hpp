@@ -69,11 +69,6 @@ struct Score {
 	// job's flows on it: what the job meets beside the others (its HSD
 	// alone when no other job uses its links).
 	std::vector<double> job_hsd;
-	// With per_job, by job: its worst stage by that measure, and its
-	// stages and those above 1 (lib/lid reports a job's choice beside the
-	// running jobs from them).
-	std::vector<uint32_t> job_max_hsd;
-	std::vector<size_t> job_stages, job_congested;
 };
 
 // Scores jobs together. Each job must have distinct hosts (throws

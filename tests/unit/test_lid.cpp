@@ -80,6 +80,60 @@ double recount(const TwoLevel &m, const LidTable &t)
 	return sum / double(stages);
 }
 
+// The figure a pair table's head gives (score_lids with `beside`) when a
+// running job shares a host with the new one (shared nodes): the busiest
+// link the new job's own flows cross, every job's flows counted, recounted
+// here flow by flow.
+void head_beside_a_shared_host(void **)
+{
+	TwoLevel m(6, 2);
+	const std::vector<HostOrd> b = m.hosts({0, 1, 2, 6, 7, 12, 13, 18});
+	// host 2 is in both
+	const std::vector<Job> running = {Job{m.hosts({2, 3, 8, 9, 14, 20}), {}, LidChoice::source}};
+	LidOptions opt;
+	opt.beside = &running;
+	const LidTable t = m.choose(b, LidMode::pair, opt);
+	const LidScore got = score_lids(m.fabric, *m.router, *m.shift, t, 0, &running);
+	const std::vector<HostOrd> &r = running[0].ranks;
+	std::vector<RankPair> pairs;
+	PortIdx path[kMaxPathLinks];
+	double sum = 0;
+	size_t stages = 0;
+	unsigned max = 0;
+	for (size_t s = 0; s < m.shift->stage_count(uint32_t(b.size())); s++) {
+		std::map<PortIdx, unsigned> load;
+		pairs.clear();
+		if (s < m.shift->stage_count(uint32_t(r.size())))
+			m.shift->stage(uint32_t(r.size()), s, pairs);
+		for (const RankPair &p : pairs) {
+			const unsigned len = m.router->path(r[p.src], r[p.dst], 0, path);
+			for (unsigned k = 0; k < len; k++)
+				load[path[k]]++;
+		}
+		m.shift->stage(uint32_t(b.size()), s, pairs);
+		std::vector<PortIdx> mine;
+		for (const RankPair &p : pairs) {
+			const unsigned len = m.router->path(b[p.src], b[p.dst], t.offset(p.src, p.dst), path);
+			for (unsigned k = 0; k < len; k++) {
+				load[path[k]]++;
+				mine.push_back(path[k]);
+			}
+		}
+		unsigned worst = 0;
+		for (PortIdx l : mine)
+			worst = std::max(worst, load[l]);
+		sum += worst;
+		max = std::max(max, worst);
+		stages++;
+	}
+	std::printf("# beside a job on a shared host: %.3f avg, %.0f worst over %zu stages "
+		    "(recounted %.3f, %u, %zu)\n",
+		    got.avg_hsd, got.max_hsd, got.stages, sum / double(stages), max, stages);
+	assert_int_equal(got.stages, stages);
+	assert_true(std::fabs(got.avg_hsd - sum / double(stages)) < 1e-12);
+	assert_true(got.max_hsd == max);
+}
+
 // The engine plays the table's offsets, each mode as the table reads them.
 void engine_plays_the_table(void **)
 {
@@ -823,6 +877,7 @@ void table_text(void **)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(head_beside_a_shared_host),
 		cmocka_unit_test(engine_plays_the_table),
 		cmocka_unit_test(seed001_examples),
 		cmocka_unit_test(pair_reaches_konig),
