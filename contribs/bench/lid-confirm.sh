@@ -4,8 +4,8 @@
 # slurmd, confirmed by `qft score` (issue 32, the last item): on the
 # 4536-host PGFT(3;18,18,14;1,18,9;1,1,2) at LMC 3 (a Slurm 22.05 front
 # end, contribs/slurm/harness.sh; select/rlft with LidChoice=pair, the SPANK
-# plugin with dir= HostFileDir), jobs of RUNNING sizes start and get their
-# tables; then a job of BIG nodes (default 1944) starts beside them. Its
+# plugin with dir= HostFileDir), jobs of RUNNING sizes (default nine of
+# 250) start and get their tables; then a job of BIG nodes (default 1944) starts beside them. Its
 # batch script, the job's first task, records what the SPANK plugin gave it
 # (QFT_LID_DECISION, QFT_LID_HSD_AVG) and copies its table. Afterwards the
 # tables become kept offsets (lib/lid/kept.hpp) and `qft score --batch
@@ -20,7 +20,9 @@ build=$(cd "${1:?usage: $0 BUILD-DIR [BIG [RUNNING...]]}" && pwd)
 big=${2:-1944}
 shift $(($# < 2 ? $# : 2))
 running=("$@")
-[ ${#running[@]} -gt 0 ] || running=(300 500 800)
+# default: nine jobs of 250 nodes, each in a pod of its own, so that the
+# big job gets five free pods and the rest of five of theirs
+[ ${#running[@]} -gt 0 ] || running=(250 250 250 250 250 250 250 250 250)
 qft=$build/contribs/qft/qft
 spank=$build/contribs/spank/spank_qft_lid.so
 lib=$build/contribs/verbs/.libs/libqft-lid.so
