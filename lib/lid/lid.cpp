@@ -239,6 +239,47 @@ private:
 	std::vector<uint16_t> load_; // [stage * links + link]
 };
 
+// score_lids() beside running jobs: stage t of each in lock-step, and of
+// each stage the busiest link the job's own flows cross. Its flows are
+// routed again to find those links: a running job may share a host with
+// it (shared nodes), so flows cannot be told apart by source.
+LidScore score_beside(const Fabric &fabric, const Router &router, const Pattern &pattern,
+		      const LidTable &table, const std::vector<Job> &beside)
+{
+	check_ranks(fabric, table.hosts);
+	std::vector<Job> jobs(beside);
+	jobs.push_back(table.job());
+	const uint32_t n = uint32_t(table.hosts.size());
+	const size_t own = pattern.stage_count(n);
+	std::vector<RankPair> pairs;
+	PortIdx path[kMaxPathLinks];
+	uint64_t sum = 0;
+	LidScore out;
+	StagePlayer player(fabric, router);
+	player.play(pattern, jobs.data(), jobs.size(),
+		    [&](size_t t, const std::vector<Flow> &, const LinkLoads &loads) {
+			    if (t >= own)
+				    return;
+			    pattern.stage(n, t, pairs);
+			    uint32_t worst = 0;
+			    for (const RankPair &p : pairs) {
+				    const unsigned len = router.path(table.hosts[p.src], table.hosts[p.dst],
+								     table.offset(p.src, p.dst), path);
+				    for (unsigned k = 0; k < len; k++)
+					    worst = std::max(worst, loads[path[k]]);
+			    }
+			    if (!worst)
+				    return;
+			    out.stages++;
+			    sum += worst;
+			    out.max_hsd = std::max(out.max_hsd, double(worst));
+			    out.congested += worst > 1;
+		    });
+	if (out.stages)
+		out.avg_hsd = double(sum) / double(out.stages);
+	return out;
+}
+
 } // namespace
 
 const char *lid_mode_name(LidMode mode)
@@ -346,45 +387,10 @@ LidTable choose_lids(const Fabric &fabric, const Router &router, const Tree *tre
 LidScore score_lids(const Fabric &fabric, const Router &router, const Pattern &pattern,
 		    const LidTable &table, size_t max_stages, const std::vector<Job> *beside)
 {
-	LidScore out;
-	if (beside && !beside->empty() && table.mode != LidMode::stripe) {
-		// The job's own flows of each stage, routed again to find the
-		// links they cross: a running job may share a host with it
-		// (shared nodes), so flows cannot be told apart by source.
-		std::vector<Job> jobs(*beside);
-		jobs.push_back(table.job());
-		check_ranks(fabric, table.hosts);
-		const uint32_t n = uint32_t(table.hosts.size());
-		const size_t own = pattern.stage_count(n);
-		std::vector<RankPair> pairs;
-		PortIdx path[kMaxPathLinks];
-		uint64_t sum = 0;
-		StagePlayer player(fabric, router);
-		player.play(pattern, jobs.data(), jobs.size(),
-			    [&](size_t t, const std::vector<Flow> &, const LinkLoads &loads) {
-				    if (t >= own)
-					    return;
-				    pattern.stage(n, t, pairs);
-				    uint32_t worst = 0;
-				    for (const RankPair &p : pairs) {
-					    const unsigned len =
-						    router.path(table.hosts[p.src], table.hosts[p.dst],
-								table.offset(p.src, p.dst), path);
-					    for (unsigned k = 0; k < len; k++)
-						    worst = std::max(worst, loads[path[k]]);
-				    }
-				    if (!worst)
-					    return;
-				    out.stages++;
-				    sum += worst;
-				    out.max_hsd = std::max(out.max_hsd, double(worst));
-				    out.congested += worst > 1;
-			    });
-		if (out.stages)
-			out.avg_hsd = double(sum) / double(out.stages);
-		return out;
-	}
+	if (beside && !beside->empty() && table.mode != LidMode::stripe)
+		return score_beside(fabric, router, pattern, table, *beside);
 	Judged judged(pattern, uint32_t(table.hosts.size()), max_stages);
+	LidScore out;
 	if (table.mode != LidMode::stripe) {
 		const Score sc = score_jobs(fabric, router, *judged.pattern, {table.job()});
 		out.stages = sc.stages;
